@@ -1,0 +1,91 @@
+#include "commands/app.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <fmt/format.h>
+#include <iostream>
+#include <unistd.h>
+
+#include "formatters/json_value.hpp"
+#include "src/config.hpp"
+#include "src/error.hpp"
+#include "src/verbs/library.hpp"
+
+namespace qps::cli {
+
+fmt_out::PrinterOptions GlobalOptions::printer() const
+{
+    bool color_on = color == "always";
+    if (color == "auto")
+        color_on = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
+    return {json, color_on};
+}
+
+void build_app(CLI::App& app, GlobalOptions& global)
+{
+    app.description("qpscope: RDMA diagnostics and queue-pair inspection");
+    app.footer("Exit codes: 0 success, 1 the operation failed, 2 bad usage or input, 3 timeout or lost peer.\n"
+               "Without RDMA hardware: lab/qpscope-lab qpscope ports   (boots a Soft-RoCE VM)");
+    app.require_subcommand(1);
+    app.fallthrough();
+    app.set_version_flag("-V,--version", fmt::format("qpscope {} (running with {})", QPSCOPE_VERSION,
+                                                     verbs::libibverbs_version()));
+    app.add_flag("--json", global.json, "Print one JSON document (errors too) instead of a table");
+    app.add_option("--color", global.color, "Colour the table output: auto (on a terminal, unless NO_COLOR "
+                                            "is set), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    register_ports(app, global);
+}
+
+namespace {
+
+bool argv_has_json(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--json") == 0)
+            return true;
+    return false;
+}
+
+int report_error(bool json, std::string_view kind, const std::string& message, int code)
+{
+    if (json) {
+        nlohmann::ordered_json j;
+        j["schema_version"] = fmt_out::schema_version;
+        j["error"] = {{"kind", kind}, {"message", message}, {"exit_code", code}};
+        std::cout << j.dump(2) << '\n';
+    } else {
+        std::cerr << "qpscope: " << message << '\n';
+    }
+    return code;
+}
+
+}  // namespace
+
+int run(int argc, char** argv)
+{
+    CLI::App app;
+    GlobalOptions global;
+    build_app(app, global);
+    const bool json = argv_has_json(argc, argv);
+    try {
+        app.parse(argc, argv);
+        return exit_ok;
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        return report_error(json, "usage", e.what(), exit_usage);
+    } catch (const UsageError& e) {
+        return report_error(json, "usage", e.what(), exit_usage);
+    } catch (const OperationError& e) {
+        return report_error(json, "failed", e.what(), exit_failed);
+    } catch (const std::exception& e) {
+        return report_error(json, "failed", fmt::format("internal error: {}", e.what()), exit_failed);
+    }
+}
+
+}  // namespace qps::cli

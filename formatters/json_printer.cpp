@@ -1,0 +1,74 @@
+// JSON: one document per command, keys in the order the formatter emits
+// them, every decoded value with its raw value (DESIGN.md "JSON is a contract").
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "formatters/json_value.hpp"
+#include "formatters/printer.hpp"
+
+namespace qps::fmt_out {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+class JsonPrinter final : public Printer {
+public:
+    explicit JsonPrinter(std::ostream& out) : out_(out) {}
+
+    void begin_document(std::string_view command) override
+    {
+        root_ = Json::object();
+        root_["schema_version"] = schema_version;
+        root_["command"] = command;
+        stack_.assign(1, &root_);
+    }
+    void end_document() override { out_ << root_.dump(2) << '\n'; }
+
+    void begin_object(std::string_view key, std::string_view) override { push(key, Json::object()); }
+    void end_object() override { stack_.pop_back(); }
+    void begin_list(std::string_view key, std::string_view) override { push(key, Json::array()); }
+    void end_list() override { stack_.pop_back(); }
+
+    void field(std::string_view key, std::string_view, const Value& value) override
+    {
+        add(key, to_json(value));
+    }
+
+    void table(std::string_view key, std::string_view, const Table& t) override
+    {
+        Json rows = Json::array();
+        for (const auto& row : t.rows) {
+            Json obj = Json::object();
+            for (std::size_t c = 0; c < row.size() && c < t.columns.size(); ++c)
+                if (!std::holds_alternative<std::monostate>(row[c]))
+                    obj[std::string(t.columns[c].key)] = to_json(row[c]);
+            rows.push_back(std::move(obj));
+        }
+        add(key, std::move(rows));
+    }
+
+private:
+    Json& add(std::string_view key, Json value)
+    {
+        Json& top = *stack_.back();
+        if (top.is_array()) {
+            top.push_back(std::move(value));
+            return top.back();
+        }
+        Json& slot = top[std::string(key)];
+        slot = std::move(value);
+        return slot;
+    }
+    void push(std::string_view key, Json value) { stack_.push_back(&add(key, std::move(value))); }
+
+    std::ostream& out_;
+    Json root_;
+    std::vector<Json*> stack_;
+};
+
+}  // namespace
+
+std::unique_ptr<Printer> make_json_printer(std::ostream& out) { return std::make_unique<JsonPrinter>(out); }
+
+}  // namespace qps::fmt_out

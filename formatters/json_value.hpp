@@ -1,0 +1,16 @@
+// Conversion of printer values to JSON, shared by the JSON printer and the
+// JSON error output of main.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "formatters/printer.hpp"
+
+namespace qps::fmt_out {
+
+// Bumped when a field is renamed or removed; adding fields keeps it.
+inline constexpr int schema_version = 1;
+
+nlohmann::ordered_json to_json(const Value& value);
+
+}  // namespace qps::fmt_out

@@ -1,0 +1,140 @@
+#include "formatters/ports.hpp"
+
+#include <fmt/format.h>
+
+namespace qps::fmt_out {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+// An identifier shown in hex, with its number as raw.
+decode::Decoded hex(std::uint32_t v, int digits)
+{
+    return decode::Decoded::named(v, fmt::format("0x{:0{}x}", v, digits));
+}
+
+template <class T>
+Value opt(const std::optional<T>& v)
+{
+    return v ? Value(*v) : Value(std::monostate{});
+}
+
+void render_counters(Printer& p, std::string_view key, std::string_view heading, const kernel::CounterSet& set)
+{
+    if (!set.present)
+        return;
+    {
+        ObjectScope scope(p, key, heading);
+        for (const auto& c : set.counters)
+            if (c.value)
+                p.field(c.name, c.name, u64{*c.value});
+    }
+    bool any_error = false;
+    for (const auto& c : set.counters)
+        any_error |= !c.value.has_value();
+    if (!any_error)
+        return;
+    ObjectScope scope(p, fmt::format("{}_errors", key), fmt::format("{} that could not be read", heading));
+    for (const auto& c : set.counters)
+        if (!c.value)
+            p.field(c.name, c.name, c.error);
+}
+
+void render_gids(Printer& p, const report::PortReport& port)
+{
+    Table t{{{"index", "IDX"}, {"gid", "GID"}, {"type", "TYPE"}, {"netdev", "NETDEV"}, {"ipv4", "IPV4"},
+             {"error", "ERROR"}},
+            {}};
+    for (const auto& g : port.gids) {
+        auto text_or_null = [](const std::string& s) { return s.empty() ? Value{} : Value{s}; };
+        t.rows.push_back({u64{g.index}, text_or_null(g.gid), opt(g.type), text_or_null(g.netdev), opt(g.ipv4),
+                          text_or_null(g.error)});
+    }
+    p.table("gids", fmt::format("GID table: {} valid, {} empty of {} entries", port.gids.size(), port.gid_empty,
+                                port.gid_tbl_len),
+            t);
+    p.field("gid_empty_entries", "empty GID entries", u64{port.gid_empty});
+}
+
+void render_pkeys(Printer& p, const report::PortReport& port)
+{
+    Table t{{{"index", "IDX"}, {"pkey", "P_KEY"}, {"full_member", "FULL MEMBER"}}, {}};
+    for (const auto& k : port.pkeys)
+        t.rows.push_back({u64{k.index}, fmt::format("0x{:04x}", k.pkey), k.full_member});
+    p.table("pkeys", fmt::format("P_Key table: {} non-zero of {} entries", port.pkeys.size(), port.pkey_tbl_len), t);
+    if (!port.pkey_errors.empty()) {
+        ListScope errors(p, "pkey_errors", "P_Key entries that could not be read");
+        for (const auto& e : port.pkey_errors)
+            p.field("", "error", e);
+    }
+}
+
+void render_port(Printer& p, const report::PortReport& port)
+{
+    ObjectScope scope(p, "", fmt::format("port {}", port.port));
+    p.field("port", "port", u64{port.port});
+    p.field("state", "state", port.state);
+    p.field("phys_state", "physical state", port.phys_state);
+    p.field("link_layer", "link layer", port.link_layer);
+    p.field("active_width", "active width", port.width);
+    p.field("active_speed", "active speed", port.speed);
+    p.field("rate_gbps", "rate (Gb/s)", opt(port.rate_gbps));
+    p.field("data_rate_gbps", "data rate (Gb/s)", opt(port.data_rate_gbps));
+    p.field("max_mtu", "max MTU", port.max_mtu);
+    p.field("active_mtu", "active MTU", port.active_mtu);
+    p.field("max_msg_sz", "max message size", u64{port.max_msg_sz});
+    p.field("lid", "LID", u64{port.lid});
+    p.field("sm_lid", "SM LID", u64{port.sm_lid});
+    p.field("lmc", "LMC", u64{port.lmc});
+    p.field("sm_sl", "SM SL", u64{port.sm_sl});
+    p.field("max_vl_num", "max VLs", u64{port.max_vl_num});
+    p.field("subnet_timeout", "subnet timeout", u64{port.subnet_timeout});
+    p.field("gid_tbl_len", "GID table length", int64_t{port.gid_tbl_len});
+    p.field("pkey_tbl_len", "P_Key table length", u64{port.pkey_tbl_len});
+    p.field("port_cap_flags", "capability flags", port.cap_flags);
+    p.field("port_cap_flags2", "capability flags 2", port.cap_flags2);
+    p.field("bad_pkey_cntr", "bad P_Key counter", u64{port.bad_pkey_cntr});
+    p.field("qkey_viol_cntr", "Q_Key violation counter", u64{port.qkey_viol_cntr});
+    render_gids(p, port);
+    render_pkeys(p, port);
+    render_counters(p, "counters", "counters", port.counters);
+    render_counters(p, "hw_counters", "hw_counters", port.hw_counters);
+}
+
+void render_device(Printer& p, const report::DeviceReport& d)
+{
+    ObjectScope scope(p, "", fmt::format("{} ({})", d.name, d.uverbs));
+    p.field("name", "name", d.name);
+    p.field("uverbs", "uverbs device", d.uverbs);
+    p.field("node_type", "node type", d.node_type);
+    p.field("transport", "transport", d.transport);
+    p.field("fw_ver", "firmware", d.fw_ver);
+    p.field("node_guid", "node GUID", d.node_guid);
+    p.field("sys_image_guid", "system image GUID", d.sys_image_guid);
+    p.field("vendor_id", "vendor id", hex(d.vendor_id, 4));
+    p.field("vendor_part_id", "vendor part id", u64{d.vendor_part_id});
+    p.field("hw_ver", "hardware version", hex(d.hw_ver, 1));
+    p.field("phys_port_cnt", "physical ports", u64{d.phys_port_cnt});
+    p.field("atomic_cap", "atomic capability", d.atomic_cap);
+    p.field("device_cap_flags", "capability flags", d.cap_flags);
+    {
+        ObjectScope limits(p, "limits", "limits");
+        for (const auto& l : d.limits)
+            p.field(l.key, l.key, l.value);
+    }
+    ListScope ports(p, "ports");
+    for (const auto& port : d.ports)
+        render_port(p, port);
+}
+
+}  // namespace
+
+void render_ports(const report::PortsReport& report, Printer& p)
+{
+    ListScope devices(p, "devices");
+    for (const auto& d : report.devices)
+        render_device(p, d);
+}
+
+}  // namespace qps::fmt_out

@@ -1,0 +1,132 @@
+#include "formatters/printer.hpp"
+
+#include <array>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace qps::fmt_out {
+
+namespace {
+
+// How text shows the unit of a Decoded value; units not listed are not shown
+// in text when the value also has a name (e.g. width "4X" hides "4 lanes").
+struct UnitText {
+    std::string_view key;
+    std::string_view text;
+};
+constexpr std::array<UnitText, 6> unit_texts{{
+    {"bytes", "bytes"},
+    {"gbps", "Gb/s"},
+    {"lane_gbps", "Gb/s per lane"},
+    {"us", "µs"},
+    {"ms", "ms"},
+    {"kbps", "kb/s"},
+}};
+
+std::string_view unit_text(std::string_view key)
+{
+    for (const auto& u : unit_texts)
+        if (u.key == key)
+            return u.text;
+    return {};
+}
+
+std::string number(double v)
+{
+    std::string s = fmt::format("{:.6f}", v);
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.')
+        s.pop_back();
+    return s;
+}
+
+std::string decoded_text(const decode::Decoded& d)
+{
+    std::string s;
+    if (d.name)
+        s = *d.name;
+    const std::string_view unit = unit_text(d.unit);
+    if (d.value && !unit.empty() && d.known) {
+        if (!s.empty())
+            s += ", ";
+        s += fmt::format("{} {}", number(*d.value), unit);
+    }
+    return fmt::format("{} ({})", s, d.raw);
+}
+
+std::string flags_text(const decode::Flags& f)
+{
+    std::vector<std::string> parts(f.names.begin(), f.names.end());
+    if (f.unknown)
+        parts.push_back(fmt::format("unknown 0x{:x}", f.unknown));
+    if (parts.empty())
+        return fmt::format("none (0x{:x})", f.raw);
+    return fmt::format("{} (0x{:x})", fmt::join(parts, ", "), f.raw);
+}
+
+struct TextVisitor {
+    std::string operator()(std::monostate) const { return "-"; }
+    std::string operator()(bool b) const { return b ? "yes" : "no"; }
+    std::string operator()(std::int64_t v) const { return std::to_string(v); }
+    std::string operator()(std::uint64_t v) const { return std::to_string(v); }
+    std::string operator()(double v) const { return number(v); }
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(const decode::Decoded& d) const { return decoded_text(d); }
+    std::string operator()(const decode::Flags& f) const { return flags_text(f); }
+};
+
+}  // namespace
+
+std::string to_text(const Value& value) { return std::visit(TextVisitor{}, value); }
+
+std::unique_ptr<Printer> make_text_printer(std::ostream& out, bool color);
+std::unique_ptr<Printer> make_json_printer(std::ostream& out);
+
+std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostream& out)
+{
+    if (options.json)
+        return make_json_printer(out);
+    return make_text_printer(out, options.color);
+}
+
+}  // namespace qps::fmt_out
+
+#include "formatters/json_value.hpp"
+
+namespace qps::fmt_out {
+
+namespace {
+struct JsonVisitor {
+    using Json = nlohmann::ordered_json;
+    Json operator()(std::monostate) const { return nullptr; }
+    Json operator()(bool b) const { return b; }
+    Json operator()(std::int64_t v) const { return v; }
+    Json operator()(std::uint64_t v) const { return v; }
+    Json operator()(double v) const { return v; }
+    Json operator()(const std::string& s) const { return s; }
+    Json operator()(const decode::Decoded& d) const
+    {
+        Json j = Json::object();
+        j["raw"] = d.raw;
+        if (d.name)
+            j["name"] = *d.name;
+        if (!d.unit.empty())
+            j[std::string(d.unit)] = d.value ? Json(*d.value) : Json(nullptr);
+        if (!d.known)
+            j["known"] = false;
+        return j;
+    }
+    Json operator()(const decode::Flags& f) const
+    {
+        Json j = Json::object();
+        j["raw"] = f.raw;
+        j["names"] = f.names;
+        j["unknown"] = f.unknown;
+        return j;
+    }
+};
+}  // namespace
+
+nlohmann::ordered_json to_json(const Value& value) { return std::visit(JsonVisitor{}, value); }
+
+}  // namespace qps::fmt_out

@@ -1,0 +1,84 @@
+// One printer interface, two implementations (aligned text, JSON). Report
+// formatters call it without knowing which one they talk to; objects and
+// lists are opened and closed by scopes.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "src/decode/decode.hpp"
+
+namespace qps::fmt_out {
+
+using Value = std::variant<std::monostate, bool, std::int64_t, std::uint64_t, double, std::string,
+                           decode::Decoded, decode::Flags>;
+
+struct Column {
+    std::string_view key;     // JSON member name
+    std::string_view header;  // text column header
+};
+
+struct Table {
+    std::vector<Column> columns;
+    std::vector<std::vector<Value>> rows;
+};
+
+class Printer {
+public:
+    virtual ~Printer() = default;
+    // Starts the document of one command (JSON: schema_version, command).
+    virtual void begin_document(std::string_view command) = 0;
+    virtual void end_document() = 0;
+    // Inside a list the key is ignored; `heading` is what text shows.
+    virtual void begin_object(std::string_view key, std::string_view heading) = 0;
+    virtual void end_object() = 0;
+    virtual void begin_list(std::string_view key, std::string_view heading) = 0;
+    virtual void end_list() = 0;
+    virtual void field(std::string_view key, std::string_view label, const Value& value) = 0;
+    virtual void table(std::string_view key, std::string_view heading, const Table& table) = 0;
+};
+
+struct PrinterOptions {
+    bool json = false;
+    bool color = false;
+};
+
+std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostream& out);
+
+// Text of a value as the table printer shows it (exposed for tests).
+std::string to_text(const Value& value);
+
+class ObjectScope {
+public:
+    ObjectScope(Printer& p, std::string_view key, std::string_view heading = {}) : p_(p)
+    {
+        p_.begin_object(key, heading);
+    }
+    ~ObjectScope() { p_.end_object(); }
+    ObjectScope(const ObjectScope&) = delete;
+    ObjectScope& operator=(const ObjectScope&) = delete;
+
+private:
+    Printer& p_;
+};
+
+class ListScope {
+public:
+    ListScope(Printer& p, std::string_view key, std::string_view heading = {}) : p_(p)
+    {
+        p_.begin_list(key, heading);
+    }
+    ~ListScope() { p_.end_list(); }
+    ListScope(const ListScope&) = delete;
+    ListScope& operator=(const ListScope&) = delete;
+
+private:
+    Printer& p_;
+};
+
+}  // namespace qps::fmt_out

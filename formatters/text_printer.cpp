@@ -1,0 +1,129 @@
+// Aligned text: headings indent their contents; consecutive fields share one
+// label column; tables get one column width per column.
+#include <algorithm>
+#include <fmt/format.h>
+#include <ostream>
+
+#include "formatters/printer.hpp"
+
+namespace qps::fmt_out {
+
+namespace {
+
+class TextPrinter final : public Printer {
+public:
+    TextPrinter(std::ostream& out, bool color) : out_(out), color_(color) {}
+
+    void begin_document(std::string_view) override {}
+    void end_document() override { flush_fields(); }
+
+    void begin_object(std::string_view, std::string_view heading) override { open(heading); }
+    void end_object() override { close(); }
+    void begin_list(std::string_view, std::string_view heading) override { open(heading); }
+    void end_list() override { close(); }
+
+    void field(std::string_view, std::string_view label, const Value& value) override
+    {
+        pending_.push_back({std::string(label), to_text(value)});
+    }
+
+    void table(std::string_view, std::string_view heading, const Table& t) override
+    {
+        flush_fields();
+        if (!heading.empty())
+            line(bold(heading));
+        std::vector<std::vector<std::string>> cells;
+        std::vector<std::size_t> width(t.columns.size());
+        for (std::size_t c = 0; c < t.columns.size(); ++c)
+            width[c] = t.columns[c].header.size();
+        for (const auto& row : t.rows) {
+            auto& r = cells.emplace_back();
+            for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {
+                r.push_back(to_text(row[c]));
+                width[c] = std::max(width[c], display_width(r.back()));
+            }
+        }
+        const std::string pad(2, ' ');
+        std::string head;
+        for (std::size_t c = 0; c < t.columns.size(); ++c)
+            head += fmt::format("{}{}", c ? pad : "", padded(std::string(t.columns[c].header), width[c]));
+        line(pad + bold(rtrim(head)));
+        for (const auto& r : cells) {
+            std::string s;
+            for (std::size_t c = 0; c < r.size(); ++c)
+                s += fmt::format("{}{}", c ? pad : "", padded(r[c], width[c]));
+            line(pad + rtrim(s));
+        }
+    }
+
+private:
+    struct Pending {
+        std::string label;
+        std::string text;
+    };
+
+    static std::size_t display_width(const std::string& s)
+    {
+        // UTF-8: count code points, not bytes (for "µs").
+        return static_cast<std::size_t>(
+            std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+    }
+    static std::string padded(const std::string& s, std::size_t w)
+    {
+        const std::size_t dw = display_width(s);
+        return dw >= w ? s : s + std::string(w - dw, ' ');
+    }
+    static std::string rtrim(std::string s)
+    {
+        s.erase(s.find_last_not_of(' ') + 1);
+        return s;
+    }
+    std::string bold(std::string_view s) const
+    {
+        return color_ ? fmt::format("\033[1m{}\033[0m", s) : std::string(s);
+    }
+
+    void open(std::string_view heading)
+    {
+        flush_fields();
+        if (!heading.empty()) {
+            line(bold(heading));
+            ++depth_;
+        }
+        headed_.push_back(!heading.empty());
+    }
+    void close()
+    {
+        flush_fields();
+        if (!headed_.empty()) {
+            if (headed_.back())
+                --depth_;
+            headed_.pop_back();
+        }
+    }
+    void flush_fields()
+    {
+        std::size_t w = 0;
+        for (const auto& p : pending_)
+            w = std::max(w, display_width(p.label));
+        for (const auto& p : pending_)
+            line(fmt::format("{} : {}", padded(p.label, w), p.text));
+        pending_.clear();
+    }
+    void line(std::string_view s) { out_ << std::string(depth_ * 2, ' ') << s << '\n'; }
+
+    std::ostream& out_;
+    bool color_;
+    int depth_ = 0;
+    std::vector<bool> headed_;
+    std::vector<Pending> pending_;
+};
+
+}  // namespace
+
+std::unique_ptr<Printer> make_text_printer(std::ostream& out, bool color)
+{
+    return std::make_unique<TextPrinter>(out, color);
+}
+
+}  // namespace qps::fmt_out

@@ -1,0 +1,4 @@
+// qpscope: parse the command line, run one subcommand, map errors to exit codes.
+#include "commands/app.hpp"
+
+int main(int argc, char** argv) { return qps::cli::run(argc, argv); }

@@ -1,0 +1,37 @@
+#include "src/decode/decode.hpp"
+
+#include <endian.h>
+#include <fmt/format.h>
+
+namespace qps::decode {
+
+std::string unknown_name(std::int64_t raw)
+{
+    if (raw < 0)
+        return fmt::format("UNKNOWN({})", raw);
+    return fmt::format("UNKNOWN(0x{:x})", raw);
+}
+
+Flags decode_flags(std::span<const FlagEntry> table, std::uint64_t raw)
+{
+    Flags f;
+    f.raw = raw;
+    std::uint64_t left = raw;
+    for (const auto& e : table) {
+        if (raw & e.bit) {
+            f.names.emplace_back(e.name);
+            left &= ~e.bit;
+        }
+    }
+    f.unknown = left;
+    return f;
+}
+
+std::string format_guid(std::uint64_t be_guid)
+{
+    const std::uint64_t g = be64toh(be_guid);
+    return fmt::format("{:04x}:{:04x}:{:04x}:{:04x}", (g >> 48) & 0xffff, (g >> 32) & 0xffff,
+                       (g >> 16) & 0xffff, g & 0xffff);
+}
+
+}  // namespace qps::decode

@@ -1,0 +1,127 @@
+// Generic table-driven decoding: value -> name, bit -> name, with units.
+// Every specific table (port, device, gid, ...) is a constexpr array of
+// entries and is decoded by the helpers here, so unknown values are handled
+// the same way everywhere: kept, shown as hex, never dropped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qps::decode {
+
+template <class T>
+struct EnumEntry {
+    T value;
+    std::string_view name;
+};
+
+struct FlagEntry {
+    std::uint64_t bit;
+    std::string_view name;
+};
+
+// A decoded scalar. `name` is set for enumerations, `unit`/`value` for
+// quantities; both may be set (e.g. speed "EDR", 25.78125 Gb/s).
+// JSON renders it as {"raw": r, "name": n, "<unit>": v}.
+struct Decoded {
+    std::int64_t raw = 0;
+    std::optional<std::string> name;
+    std::string_view unit;  // JSON key of the value, e.g. "bytes", "gbps"
+    std::optional<double> value;
+    bool known = true;      // false when raw has no entry in the table
+
+    static Decoded named(std::int64_t raw, std::string name)
+    {
+        Decoded d;
+        d.raw = raw;
+        d.name = std::move(name);
+        return d;
+    }
+    static Decoded quantity(std::int64_t raw, std::optional<std::string> name, std::string_view unit,
+                            double value)
+    {
+        Decoded d;
+        d.raw = raw;
+        d.name = std::move(name);
+        d.unit = unit;
+        d.value = value;
+        return d;
+    }
+};
+
+// A decoded bit mask: named bits in table order, unknown bits kept.
+struct Flags {
+    std::uint64_t raw = 0;
+    std::vector<std::string> names;
+    std::uint64_t unknown = 0;
+};
+
+// "UNKNOWN(0x2a)" style text for a raw value without a name.
+std::string unknown_name(std::int64_t raw);
+
+template <class T>
+constexpr std::optional<std::string_view> lookup(std::span<const EnumEntry<T>> table, T value)
+{
+    for (const auto& e : table)
+        if (e.value == value)
+            return e.name;
+    return std::nullopt;
+}
+
+template <class T>
+Decoded decode_enum(std::span<const EnumEntry<T>> table, T value)
+{
+    Decoded d;
+    d.raw = static_cast<std::int64_t>(value);
+    if (auto n = lookup(table, value)) {
+        d.name = std::string(*n);
+    } else {
+        d.name = unknown_name(d.raw);
+        d.known = false;
+    }
+    return d;
+}
+
+Flags decode_flags(std::span<const FlagEntry> table, std::uint64_t raw);
+
+// The OR of all bits a flag table names; used by static_asserts that a
+// table covers every bit its library enum defines.
+constexpr std::uint64_t named_bits(std::span<const FlagEntry> table)
+{
+    std::uint64_t m = 0;
+    for (const auto& e : table)
+        m |= e.bit;
+    return m;
+}
+
+// True when no two entries of a table share a value (checked at compile time).
+template <class T>
+constexpr bool values_unique(std::span<const EnumEntry<T>> table)
+{
+    for (std::size_t i = 0; i < table.size(); ++i)
+        for (std::size_t j = i + 1; j < table.size(); ++j)
+            if (table[i].value == table[j].value)
+                return false;
+    return true;
+}
+
+constexpr bool bits_single_and_unique(std::span<const FlagEntry> table)
+{
+    std::uint64_t seen = 0;
+    for (const auto& e : table) {
+        if (e.bit == 0 || (e.bit & (e.bit - 1)) != 0 || (seen & e.bit))
+            return false;
+        seen |= e.bit;
+    }
+    return true;
+}
+
+// 64-bit GUID (as the library returns it, network byte order) as
+// "xxxx:xxxx:xxxx:xxxx".
+std::string format_guid(std::uint64_t be_guid);
+
+}  // namespace qps::decode

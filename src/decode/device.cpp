@@ -1,0 +1,14 @@
+#include "src/decode/device.hpp"
+
+namespace qps::decode {
+
+Decoded node_type(int raw) { return decode_enum<int>(node_type_table, raw); }
+Decoded transport(int raw) { return decode_enum<int>(transport_table, raw); }
+Decoded atomic_cap(int raw) { return decode_enum<int>(atomic_cap_table, raw); }
+
+Flags device_cap_flags(std::uint64_t raw)
+{
+    return decode_flags(device_cap_flags_table, raw);
+}
+
+}  // namespace qps::decode

@@ -1,0 +1,90 @@
+// Device attributes: node type, transport, atomic capability, capability flags.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <infiniband/verbs.h>
+
+#include "src/decode/decode.hpp"
+
+namespace qps::decode {
+
+inline constexpr std::array<EnumEntry<int>, 8> node_type_table{{
+    {IBV_NODE_UNKNOWN, "UNKNOWN"},
+    {IBV_NODE_CA, "CA"},
+    {IBV_NODE_SWITCH, "SWITCH"},
+    {IBV_NODE_ROUTER, "ROUTER"},
+    {IBV_NODE_RNIC, "RNIC"},
+    {IBV_NODE_USNIC, "USNIC"},
+    {IBV_NODE_USNIC_UDP, "USNIC_UDP"},
+    {IBV_NODE_UNSPECIFIED, "UNSPECIFIED"},
+}};
+static_assert(node_type_table.size() == IBV_NODE_UNSPECIFIED + 1, "every ibv_node_type");
+
+inline constexpr std::array<EnumEntry<int>, 6> transport_table{{
+    {IBV_TRANSPORT_UNKNOWN, "UNKNOWN"},
+    {IBV_TRANSPORT_IB, "InfiniBand"},
+    {IBV_TRANSPORT_IWARP, "iWARP"},
+    {IBV_TRANSPORT_USNIC, "usNIC"},
+    {IBV_TRANSPORT_USNIC_UDP, "usNIC UDP"},
+    {IBV_TRANSPORT_UNSPECIFIED, "UNSPECIFIED"},
+}};
+static_assert(transport_table.size() == IBV_TRANSPORT_UNSPECIFIED + 2, "every ibv_transport_type");
+
+inline constexpr std::array<EnumEntry<int>, 3> atomic_cap_table{{
+    {IBV_ATOMIC_NONE, "NONE"},
+    {IBV_ATOMIC_HCA, "HCA"},
+    {IBV_ATOMIC_GLOB, "GLOB"},
+}};
+static_assert(atomic_cap_table.size() == IBV_ATOMIC_GLOB + 1, "every ibv_atomic_cap");
+
+// device_cap_flags_ex (the kernel's ib_uverbs_device_cap_flags, 64 bits).
+inline constexpr std::array<FlagEntry, 26> device_cap_flags_table{{
+    {1ull << 0, "RESIZE_MAX_WR"},
+    {1ull << 1, "BAD_PKEY_CNTR"},
+    {1ull << 2, "BAD_QKEY_CNTR"},
+    {1ull << 3, "RAW_MULTI"},
+    {1ull << 4, "AUTO_PATH_MIG"},
+    {1ull << 5, "CHANGE_PHY_PORT"},
+    {1ull << 6, "UD_AV_PORT_ENFORCE"},
+    {1ull << 7, "CURR_QP_STATE_MOD"},
+    {1ull << 8, "SHUTDOWN_PORT"},
+    {1ull << 9, "INIT_TYPE"},
+    {1ull << 10, "PORT_ACTIVE_EVENT"},
+    {1ull << 11, "SYS_IMAGE_GUID"},
+    {1ull << 12, "RC_RNR_NAK_GEN"},
+    {1ull << 13, "SRQ_RESIZE"},
+    {1ull << 14, "N_NOTIFY_CQ"},
+    {1ull << 17, "MEM_WINDOW"},
+    {1ull << 18, "UD_IP_CSUM"},
+    {1ull << 20, "XRC"},
+    {1ull << 21, "MEM_MGT_EXTENSIONS"},
+    {1ull << 23, "MEM_WINDOW_TYPE_2A"},
+    {1ull << 24, "MEM_WINDOW_TYPE_2B"},
+    {1ull << 25, "RC_IP_CSUM"},
+    {1ull << 26, "RAW_IP_CSUM"},
+    {1ull << 29, "MANAGED_FLOW_STEERING"},
+    {1ull << 34, "RAW_SCATTER_FCS"},
+    {1ull << 36, "PCI_WRITE_END_PADDING"},
+}};
+
+inline constexpr std::uint64_t libibverbs_device_cap_bits =
+    IBV_DEVICE_RESIZE_MAX_WR | IBV_DEVICE_BAD_PKEY_CNTR | IBV_DEVICE_BAD_QKEY_CNTR |
+    IBV_DEVICE_RAW_MULTI | IBV_DEVICE_AUTO_PATH_MIG | IBV_DEVICE_CHANGE_PHY_PORT |
+    IBV_DEVICE_UD_AV_PORT_ENFORCE | IBV_DEVICE_CURR_QP_STATE_MOD | IBV_DEVICE_SHUTDOWN_PORT |
+    IBV_DEVICE_INIT_TYPE | IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |
+    IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_SRQ_RESIZE | IBV_DEVICE_N_NOTIFY_CQ |
+    IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_UD_IP_CSUM | IBV_DEVICE_XRC |
+    IBV_DEVICE_MEM_MGT_EXTENSIONS | IBV_DEVICE_MEM_WINDOW_TYPE_2A |
+    IBV_DEVICE_MEM_WINDOW_TYPE_2B | IBV_DEVICE_RC_IP_CSUM | IBV_DEVICE_RAW_IP_CSUM |
+    IBV_DEVICE_MANAGED_FLOW_STEERING;
+static_assert((named_bits(device_cap_flags_table) & libibverbs_device_cap_bits) ==
+              libibverbs_device_cap_bits);
+static_assert(bits_single_and_unique(device_cap_flags_table));
+
+Decoded node_type(int raw);
+Decoded transport(int raw);
+Decoded atomic_cap(int raw);
+Flags device_cap_flags(std::uint64_t raw);
+
+}  // namespace qps::decode

@@ -1,0 +1,68 @@
+#include "src/decode/port.hpp"
+
+#include <algorithm>
+
+namespace qps::decode {
+
+namespace {
+
+template <class Table>
+auto find_entry(const Table& table, int raw) -> const typename Table::value_type*
+{
+    auto it = std::find_if(table.begin(), table.end(), [raw](const auto& e) { return e.value == raw; });
+    return it == table.end() ? nullptr : &*it;
+}
+
+Decoded unknown(int raw, std::string_view unit)
+{
+    Decoded d;
+    d.raw = raw;
+    d.name = unknown_name(raw);
+    d.unit = unit;
+    d.known = false;
+    return d;
+}
+
+}  // namespace
+
+Decoded port_state(int raw) { return decode_enum<int>(port_state_table, raw); }
+Decoded phys_state(int raw) { return decode_enum<int>(phys_state_table, raw); }
+Decoded link_layer(int raw) { return decode_enum<int>(link_layer_table, raw); }
+
+Decoded width(int raw)
+{
+    const auto* e = find_entry(width_table, raw);
+    if (!e)
+        return unknown(raw, "lanes");
+    return Decoded::quantity(raw, std::string(e->name), "lanes", e->lanes);
+}
+
+Decoded speed(int raw)
+{
+    const auto* e = find_entry(speed_table, raw);
+    if (!e)
+        return unknown(raw, "lane_gbps");
+    return Decoded::quantity(raw, std::string(e->name), "lane_gbps", e->lane_gbps);
+}
+
+Decoded mtu(int raw)
+{
+    const auto* e = find_entry(mtu_table, raw);
+    if (!e)
+        return unknown(raw, "bytes");
+    return Decoded::quantity(raw, std::nullopt, "bytes", 128 << raw);
+}
+
+Flags port_cap_flags(std::uint32_t raw) { return decode_flags(port_cap_flags_table, raw); }
+Flags port_cap_flags2(std::uint16_t raw) { return decode_flags(port_cap_flags2_table, raw); }
+
+std::optional<LinkRate> link_rate(int width_raw, int speed_raw)
+{
+    const auto* w = find_entry(width_table, width_raw);
+    const auto* s = find_entry(speed_table, speed_raw);
+    if (!w || !s)
+        return std::nullopt;
+    return LinkRate{w->lanes * s->lane_gbps, w->lanes * s->lane_data_gbps};
+}
+
+}  // namespace qps::decode

@@ -1,0 +1,31 @@
+// The error kinds qpscope reports; main maps each to an exit code
+// (DESIGN.md: 1 operation failed, 2 bad usage or input, 3 timeout).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace qps {
+
+// Bad input from the user: an unknown device, a value out of range.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The operation failed (no device, a verbs call refused).
+struct OperationError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A system or verbs call failed: names the call, the errno, and a hint.
+struct SystemError : OperationError {
+    SystemError(std::string call, int err, std::string hint = {});
+    std::string call;
+    int err;
+    std::string hint;
+};
+
+// errno's symbolic name, e.g. "EINVAL".
+std::string errno_name(int err);
+
+}  // namespace qps

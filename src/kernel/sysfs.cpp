@@ -1,0 +1,79 @@
+#include "src/kernel/sysfs.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace qps::kernel {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads up to 4 KiB; returns 0 or the errno of open/read (sysfs reports
+// unsupported counters as a failing read, not as a missing file).
+int read_small_file(const fs::path& path, std::string& out)
+{
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    char buf[4096];
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    int err = n < 0 ? errno : 0;
+    ::close(fd);
+    if (n > 0)
+        out.assign(buf, static_cast<std::size_t>(n));
+    return err;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_counter(const std::string& text)
+{
+    std::size_t end = text.find_last_not_of(" \t\r\n");
+    if (end == std::string::npos)
+        return std::nullopt;
+    std::uint64_t v = 0;
+    const char* first = text.data();
+    const char* last = text.data() + end + 1;
+    auto [p, ec] = std::from_chars(first, last, v);
+    if (ec != std::errc{} || p != last)
+        return std::nullopt;
+    return v;
+}
+
+CounterSet read_port_counters(const std::string& device, std::uint32_t port, const std::string& subdir,
+                              const std::string& root)
+{
+    CounterSet set;
+    const fs::path dir = fs::path(root) / device / "ports" / std::to_string(port) / subdir;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        return set;
+    set.present = true;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        if (!entry.is_regular_file(ec))
+            continue;
+        Counter c;
+        c.name = entry.path().filename().string();
+        if (c.name == "lifespan")  // a setting of hw_counters, not a counter
+            continue;
+        std::string text;
+        if (int err = read_small_file(entry.path(), text); err != 0)
+            c.error = std::strerror(err);
+        else if (auto v = parse_counter(text))
+            c.value = v;
+        else
+            c.error = "not a number: '" + text.substr(0, 32) + "'";
+        set.counters.push_back(std::move(c));
+    }
+    std::sort(set.counters.begin(), set.counters.end(),
+              [](const Counter& a, const Counter& b) { return a.name < b.name; });
+    return set;
+}
+
+}  // namespace qps::kernel

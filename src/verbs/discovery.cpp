@@ -1,0 +1,143 @@
+#include "src/verbs/discovery.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <net/if.h>
+
+#include "src/config.hpp"
+#include "src/error.hpp"
+#include "src/verbs/handles.hpp"
+
+namespace qps::verbs {
+
+namespace {
+
+constexpr const char* no_device_hint =
+    "no RDMA device found: load your NIC's RDMA driver, or create a Soft-RoCE device "
+    "(modprobe rdma_rxe; rdma link add rxe0 type rxe netdev eth0), "
+    "or run qpscope inside the lab (lab/qpscope-lab qpscope ports)";
+
+std::string ifname(std::uint32_t ifindex)
+{
+    if (ifindex == 0)
+        return {};
+    char buf[IF_NAMESIZE] = {};
+    if (!if_indextoname(ifindex, buf))
+        return fmt::format("ifindex {}", ifindex);
+    return buf;
+}
+
+void read_gids(ibv_context* ctx, PortSnapshot& port)
+{
+    for (int i = 0; i < port.attr.gid_tbl_len; ++i) {
+        GidRow row;
+        row.index = static_cast<std::uint32_t>(i);
+        // ibv_query_gid_ex returns the error code (and sets errno on some
+        // versions); ENODATA means the entry is empty.
+        int rc = ibv_query_gid_ex(ctx, port.port_num, row.index, &row.entry, 0);
+        if (rc != 0) {
+            row.err = rc > 0 ? rc : errno;
+            if (row.err == ENODATA) {
+                ++port.gid_empty;
+                continue;
+            }
+        } else {
+            row.netdev = ifname(row.entry.ndev_ifindex);
+        }
+        port.gids.push_back(std::move(row));
+    }
+}
+
+void read_pkeys(ibv_context* ctx, PortSnapshot& port)
+{
+    for (int i = 0; i < port.attr.pkey_tbl_len; ++i) {
+        __be16 pkey = 0;
+        if (ibv_query_pkey(ctx, static_cast<std::uint8_t>(port.port_num), i, &pkey) != 0) {
+            port.pkey_errors.push_back(fmt::format("index {}: {}", i, errno_name(errno)));
+            continue;
+        }
+        const std::uint16_t host = be16toh(pkey);
+        if (host != 0)
+            port.pkeys.push_back(PkeyRow{static_cast<std::uint16_t>(i), host});
+    }
+}
+
+PortSnapshot read_port(ibv_context* ctx, const std::string& dev, std::uint32_t num)
+{
+    PortSnapshot port;
+    port.port_num = num;
+    if (int rc = ibv_query_port(ctx, static_cast<std::uint8_t>(num), &port.attr); rc != 0)
+        throw SystemError(fmt::format("ibv_query_port({}, {})", dev, num), rc > 0 ? rc : errno);
+#if QPSCOPE_HAVE_ACTIVE_SPEED_EX
+    port.active_speed_ex = port.attr.active_speed_ex;
+#endif
+    read_gids(ctx, port);
+    read_pkeys(ctx, port);
+    port.counters = kernel::read_port_counters(dev, num, "counters");
+    port.hw_counters = kernel::read_port_counters(dev, num, "hw_counters");
+    return port;
+}
+
+DeviceSnapshot read_device(ibv_device* device, const Filter& filter)
+{
+    DeviceSnapshot d;
+    d.name = ibv_get_device_name(device);
+    d.uverbs = device->dev_name;
+    d.node_type = device->node_type;
+    d.transport = device->transport_type;
+
+    Context ctx(ibv_open_device(device));
+    if (!ctx)
+        throw SystemError(fmt::format("ibv_open_device({})", d.name), errno,
+                          fmt::format("is /dev/infiniband/{} readable by you?", d.uverbs));
+    d.num_comp_vectors = ctx->num_comp_vectors;
+
+    if (ibv_query_device_ex(ctx.get(), nullptr, &d.attr) == 0) {
+        d.attr_ex = true;
+    } else if (int rc = ibv_query_device(ctx.get(), &d.attr.orig_attr); rc != 0) {
+        throw SystemError(fmt::format("ibv_query_device({})", d.name), rc > 0 ? rc : errno);
+    }
+
+    const std::uint32_t nports = d.attr.orig_attr.phys_port_cnt;
+    if (filter.port && (*filter.port < 1 || *filter.port > nports))
+        throw UsageError(fmt::format("device {} has no port {}: its ports are 1..{}", d.name,
+                                     *filter.port, nports));
+    for (std::uint32_t p = 1; p <= nports; ++p)
+        if (!filter.port || *filter.port == p)
+            d.ports.push_back(read_port(ctx.get(), d.name, p));
+    return d;
+}
+
+}  // namespace
+
+std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter)
+{
+    int n = 0;
+    DeviceList list(ibv_get_device_list(&n));
+    if (!list) {
+        if (errno == ENOSYS)
+            throw OperationError(no_device_hint);
+        throw SystemError("ibv_get_device_list", errno,
+                          "is the ib_uverbs module loaded and /dev/infiniband present?");
+    }
+    if (n == 0)
+        throw OperationError(no_device_hint);
+
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i)
+        names.emplace_back(ibv_get_device_name(list.get()[i]));
+    if (!filter.device.empty() &&
+        std::find(names.begin(), names.end(), filter.device) == names.end())
+        throw UsageError(fmt::format("unknown device '{}': devices on this host are {}", filter.device,
+                                     fmt::join(names, ", ")));
+
+    std::vector<DeviceSnapshot> out;
+    for (int i = 0; i < n; ++i)
+        if (filter.device.empty() || names[i] == filter.device)
+            out.push_back(read_device(list.get()[i], filter));
+    return out;
+}
+
+}  // namespace qps::verbs

@@ -1,0 +1,60 @@
+// Device and port discovery: everything libibverbs and sysfs say about the
+// host's RDMA devices, as raw values. Decoding happens in src/report/.
+#pragma once
+
+#include <cstdint>
+#include <infiniband/verbs.h>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/kernel/sysfs.hpp"
+
+namespace qps::verbs {
+
+struct GidRow {
+    std::uint32_t index = 0;
+    ibv_gid_entry entry{};     // valid when err == 0
+    std::string netdev;        // from entry.ndev_ifindex, empty if none
+    int err = 0;               // errno of a failed query (ENODATA = empty entry)
+};
+
+struct PkeyRow {
+    std::uint16_t index = 0;
+    std::uint16_t pkey = 0;    // host byte order
+};
+
+struct PortSnapshot {
+    std::uint32_t port_num = 0;
+    ibv_port_attr attr{};
+    std::uint32_t active_speed_ex = 0;  // 0 when the library has no such field
+    std::vector<GidRow> gids;            // queried entries that are valid or failed
+    std::uint32_t gid_empty = 0;         // entries that hold no GID
+    std::vector<PkeyRow> pkeys;          // non-zero entries
+    std::vector<std::string> pkey_errors;
+    kernel::CounterSet counters;         // sysfs counters/
+    kernel::CounterSet hw_counters;      // sysfs hw_counters/
+};
+
+struct DeviceSnapshot {
+    std::string name;        // e.g. "rxe0"
+    std::string uverbs;      // e.g. "uverbs0"
+    int node_type = 0;
+    int transport = 0;
+    ibv_device_attr_ex attr{};
+    bool attr_ex = false;    // attr's extended part was filled
+    int num_comp_vectors = 0;
+    std::vector<PortSnapshot> ports;
+};
+
+struct Filter {
+    std::string device;                   // empty: all
+    std::optional<std::uint32_t> port;    // empty: all
+};
+
+// Opens every (filtered) device and reads it. Throws UsageError for an
+// unknown device or port (naming what exists), OperationError when the
+// host has no RDMA device, SystemError when a query fails.
+std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter);
+
+}  // namespace qps::verbs

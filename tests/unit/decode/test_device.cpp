@@ -1,0 +1,64 @@
+#include <doctest/doctest.h>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/decode/device.hpp"
+
+using namespace qps::decode;
+
+TEST_CASE("node type: every value and an unknown one")
+{
+    const std::vector<std::pair<int, std::string>> expect{
+        {-1, "UNKNOWN"}, {1, "CA"},        {2, "SWITCH"},    {3, "ROUTER"},
+        {4, "RNIC"},     {5, "USNIC"},     {6, "USNIC_UDP"}, {7, "UNSPECIFIED"}};
+    for (const auto& [raw, name] : expect) {
+        CAPTURE(raw);
+        CHECK(node_type(raw).name == name);
+    }
+    CHECK_FALSE(node_type(0).known);
+    CHECK_FALSE(node_type(8).known);
+}
+
+TEST_CASE("transport: every value and an unknown one")
+{
+    const std::vector<std::pair<int, std::string>> expect{
+        {-1, "UNKNOWN"}, {0, "InfiniBand"}, {1, "iWARP"}, {2, "usNIC"}, {3, "usNIC UDP"}, {4, "UNSPECIFIED"}};
+    for (const auto& [raw, name] : expect) {
+        CAPTURE(raw);
+        CHECK(transport(raw).name == name);
+    }
+    CHECK_FALSE(transport(5).known);
+}
+
+TEST_CASE("atomic capability")
+{
+    CHECK(atomic_cap(0).name == "NONE");
+    CHECK(atomic_cap(1).name == "HCA");
+    CHECK(atomic_cap(2).name == "GLOB");
+    CHECK_FALSE(atomic_cap(3).known);
+}
+
+TEST_CASE("device capability flags: every named bit, and unknown bits kept")
+{
+    const std::vector<std::pair<int, std::string>> expect{
+        {0, "RESIZE_MAX_WR"},       {1, "BAD_PKEY_CNTR"},     {2, "BAD_QKEY_CNTR"},
+        {3, "RAW_MULTI"},           {4, "AUTO_PATH_MIG"},     {5, "CHANGE_PHY_PORT"},
+        {6, "UD_AV_PORT_ENFORCE"},  {7, "CURR_QP_STATE_MOD"}, {8, "SHUTDOWN_PORT"},
+        {9, "INIT_TYPE"},           {10, "PORT_ACTIVE_EVENT"}, {11, "SYS_IMAGE_GUID"},
+        {12, "RC_RNR_NAK_GEN"},     {13, "SRQ_RESIZE"},       {14, "N_NOTIFY_CQ"},
+        {17, "MEM_WINDOW"},         {18, "UD_IP_CSUM"},       {20, "XRC"},
+        {21, "MEM_MGT_EXTENSIONS"}, {23, "MEM_WINDOW_TYPE_2A"}, {24, "MEM_WINDOW_TYPE_2B"},
+        {25, "RC_IP_CSUM"},         {26, "RAW_IP_CSUM"},      {29, "MANAGED_FLOW_STEERING"},
+        {34, "RAW_SCATTER_FCS"},    {36, "PCI_WRITE_END_PADDING"}};
+    for (const auto& [bit, name] : expect) {
+        CAPTURE(bit);
+        const Flags f = device_cap_flags(1ull << bit);
+        REQUIRE(f.names.size() == 1);
+        CHECK(f.names[0] == name);
+        CHECK(f.unknown == 0);
+    }
+    const Flags f = device_cap_flags((1ull << 15) | (1ull << 40) | 1ull);
+    CHECK(f.names == std::vector<std::string>{"RESIZE_MAX_WR"});
+    CHECK(f.unknown == ((1ull << 15) | (1ull << 40)));
+}

@@ -1,0 +1,76 @@
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "formatters/printer.hpp"
+
+using namespace qps;
+using namespace qps::fmt_out;
+
+namespace {
+void emit(Printer& p)
+{
+    p.begin_document("demo");
+    {
+        ListScope list(p, "devices");
+        ObjectScope dev(p, "", "dev0");
+        p.field("state", "state", decode::Decoded::named(4, "ACTIVE"));
+        p.field("active_mtu", "active MTU", decode::Decoded::quantity(3, std::nullopt, "bytes", 1024.0));
+        p.field("flags", "capability flags", decode::Flags{0x10001, {"A"}, 0x10000});
+        p.field("missing", "missing", Value{});
+        Table t{{{"index", "IDX"}, {"gid", "GID"}}, {}};
+        t.rows.push_back({std::uint64_t{0}, std::string("fe80::1")});
+        t.rows.push_back({std::uint64_t{12}, Value{}});
+        p.table("gids", "GID table", t);
+    }
+    p.end_document();
+}
+}  // namespace
+
+TEST_CASE("JSON printer: schema_version, raw beside decoded, tables as arrays")
+{
+    std::ostringstream out;
+    auto p = make_printer({.json = true, .color = false}, out);
+    emit(*p);
+    const auto j = nlohmann::json::parse(out.str());
+    CHECK(j["schema_version"] == 1);
+    CHECK(j["command"] == "demo");
+    const auto& d = j["devices"][0];
+    CHECK(d["state"]["raw"] == 4);
+    CHECK(d["state"]["name"] == "ACTIVE");
+    CHECK(d["active_mtu"]["raw"] == 3);
+    CHECK(d["active_mtu"]["bytes"] == 1024.0);
+    CHECK(d["flags"]["raw"] == 0x10001);
+    CHECK(d["flags"]["names"] == nlohmann::json::array({"A"}));
+    CHECK(d["flags"]["unknown"] == 0x10000);
+    CHECK(d["missing"].is_null());
+    REQUIRE(d["gids"].size() == 2);
+    CHECK(d["gids"][0]["gid"] == "fe80::1");
+    CHECK_FALSE(d["gids"][1].contains("gid"));  // no value: member left out
+}
+
+TEST_CASE("text printer: aligned labels, decoded values with raw, aligned table")
+{
+    std::ostringstream out;
+    auto p = make_printer({.json = false, .color = false}, out);
+    emit(*p);
+    const std::string expected = "dev0\n"
+                                 "  state            : ACTIVE (4)\n"
+                                 "  active MTU       : 1024 bytes (3)\n"
+                                 "  capability flags : A, unknown 0x10000 (0x10001)\n"
+                                 "  missing          : -\n"
+                                 "  GID table\n"
+                                 "    IDX  GID\n"
+                                 "    0    fe80::1\n"
+                                 "    12   -\n";
+    CHECK(out.str() == expected);
+}
+
+TEST_CASE("text of values")
+{
+    CHECK(to_text(decode::Decoded::quantity(32, "EDR", "lane_gbps", 25.0)) == "EDR, 25 Gb/s per lane (32)");
+    CHECK(to_text(decode::Decoded::quantity(2, "4X", "lanes", 4.0)) == "4X (2)");
+    CHECK(to_text(decode::Flags{0, {}, 0}) == "none (0x0)");
+    CHECK(to_text(true) == "yes");
+    CHECK(to_text(2.5) == "2.5");
+}

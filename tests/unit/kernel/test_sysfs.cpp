@@ -1,0 +1,47 @@
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "src/kernel/sysfs.hpp"
+
+using namespace qps::kernel;
+namespace fs = std::filesystem;
+
+TEST_CASE("parse_counter accepts one unsigned number and a newline")
+{
+    CHECK(parse_counter("0\n") == 0u);
+    CHECK(parse_counter("18446744073709551615\n") == 18446744073709551615ull);
+    CHECK_FALSE(parse_counter(""));
+    CHECK_FALSE(parse_counter("\n"));
+    CHECK_FALSE(parse_counter("12 34\n"));
+    CHECK_FALSE(parse_counter("-1\n"));
+    CHECK_FALSE(parse_counter("N/A\n"));
+}
+
+TEST_CASE("read_port_counters reads a counters directory, sorted, with bad files named")
+{
+    char tmpl[] = "/tmp/qpscope-sysfs-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    const fs::path root(tmpl);
+    const fs::path dir = root / "dev0" / "ports" / "1" / "hw_counters";
+    fs::create_directories(dir);
+    std::ofstream(dir / "rcvd_pkts") << "42\n";
+    std::ofstream(dir / "ack_deferred") << "7\n";
+    std::ofstream(dir / "lifespan") << "10\n";
+    std::ofstream(dir / "garbage") << "abc\n";
+
+    const CounterSet set = read_port_counters("dev0", 1, "hw_counters", root.string());
+    CHECK(set.present);
+    REQUIRE(set.counters.size() == 3);  // lifespan is a setting, not a counter
+    CHECK(set.counters[0].name == "ack_deferred");
+    CHECK(set.counters[0].value == 7u);
+    CHECK(set.counters[1].name == "garbage");
+    CHECK_FALSE(set.counters[1].value);
+    CHECK(set.counters[1].error.find("abc") != std::string::npos);
+    CHECK(set.counters[2].name == "rcvd_pkts");
+    CHECK(set.counters[2].value == 42u);
+
+    CHECK_FALSE(read_port_counters("dev0", 2, "hw_counters", root.string()).present);
+    fs::remove_all(root);
+}

@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <unistd.h>
 
@@ -47,6 +49,26 @@ bool argv_has_json(int argc, char** argv)
     return false;
 }
 
+// CLI11 reports an unknown command as "A subcommand is required"; name it.
+void check_command_name(const CLI::App& app, int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "--color") {  // the only global option with a value
+            ++i;
+            continue;
+        }
+        if (a.starts_with("-"))
+            continue;
+        std::vector<std::string> names;
+        for (const CLI::App* sub : app.get_subcommands({}))
+            names.push_back(sub->get_name());
+        if (std::find(names.begin(), names.end(), a) == names.end())
+            throw UsageError(fmt::format("unknown command '{}': commands are {}", a, fmt::join(names, ", ")));
+        return;
+    }
+}
+
 int report_error(bool json, std::string_view kind, const std::string& message, int code)
 {
     if (json) {
@@ -69,6 +91,7 @@ int run(int argc, char** argv)
     build_app(app, global);
     const bool json = argv_has_json(argc, argv);
     try {
+        check_command_name(app, argc, argv);
         app.parse(argc, argv);
         return exit_ok;
     } catch (const CLI::CallForHelp& e) {

@@ -1,5 +1,6 @@
 #include "formatters/ports.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace qps::fmt_out {
@@ -43,9 +44,11 @@ void render_counters(Printer& p, std::string_view key, std::string_view heading,
 
 void render_gids(Printer& p, const report::PortReport& port)
 {
-    Table t{{{"index", "IDX"}, {"gid", "GID"}, {"type", "TYPE"}, {"netdev", "NETDEV"}, {"ipv4", "IPV4"},
-             {"error", "ERROR"}},
-            {}};
+    const bool any_error =
+        std::any_of(port.gids.begin(), port.gids.end(), [](const auto& g) { return !g.error.empty(); });
+    Table t{{{"index", "IDX"}, {"gid", "GID"}, {"type", "TYPE"}, {"netdev", "NETDEV"}, {"ipv4", "IPV4"}}, {}};
+    if (any_error)
+        t.columns.push_back({"error", "ERROR"});
     for (const auto& g : port.gids) {
         auto text_or_null = [](const std::string& s) { return s.empty() ? Value{} : Value{s}; };
         t.rows.push_back({u64{g.index}, text_or_null(g.gid), opt(g.type), text_or_null(g.netdev), opt(g.ipv4),
@@ -88,8 +91,9 @@ void render_port(Printer& p, const report::PortReport& port)
     p.field("sm_lid", "SM LID", u64{port.sm_lid});
     p.field("lmc", "LMC", u64{port.lmc});
     p.field("sm_sl", "SM SL", u64{port.sm_sl});
-    p.field("max_vl_num", "max VLs", u64{port.max_vl_num});
+    p.field("max_vl_num", "VL capability", port.max_vl_num);
     p.field("subnet_timeout", "subnet timeout", u64{port.subnet_timeout});
+    p.field("init_type_reply", "InitTypeReply", u64{port.init_type_reply});
     p.field("gid_tbl_len", "GID table length", int64_t{port.gid_tbl_len});
     p.field("pkey_tbl_len", "P_Key table length", u64{port.pkey_tbl_len});
     p.field("port_cap_flags", "capability flags", port.cap_flags);
@@ -122,6 +126,11 @@ void render_device(Printer& p, const report::DeviceReport& d)
         ObjectScope limits(p, "limits", "limits");
         for (const auto& l : d.limits)
             p.field(l.key, l.key, l.value);
+    }
+    if (!d.capabilities.empty()) {
+        ObjectScope caps(p, "capabilities", "extended capabilities");
+        for (const auto& c : d.capabilities)
+            p.field(c.key, c.key, c.flags);
     }
     ListScope ports(p, "ports");
     for (const auto& port : d.ports)

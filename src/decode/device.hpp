@@ -82,6 +82,49 @@ static_assert((named_bits(device_cap_flags_table) & libibverbs_device_cap_bits) 
               libibverbs_device_cap_bits);
 static_assert(bits_single_and_unique(device_cap_flags_table));
 
+// odp_caps.general_caps
+inline constexpr std::array<FlagEntry, 2> odp_general_caps_table{{
+    {IBV_ODP_SUPPORT, "ODP_SUPPORT"},
+    {IBV_ODP_SUPPORT_IMPLICIT, "ODP_SUPPORT_IMPLICIT"},
+}};
+
+// odp_caps.per_transport_caps.{rc,uc,ud}_odp_caps and xrc_odp_caps
+inline constexpr std::array<FlagEntry, 6> odp_transport_caps_table{{
+    {IBV_ODP_SUPPORT_SEND, "SEND"},
+    {IBV_ODP_SUPPORT_RECV, "RECV"},
+    {IBV_ODP_SUPPORT_WRITE, "WRITE"},
+    {IBV_ODP_SUPPORT_READ, "READ"},
+    {IBV_ODP_SUPPORT_ATOMIC, "ATOMIC"},
+    {IBV_ODP_SUPPORT_SRQ_RECV, "SRQ_RECV"},
+}};
+
+inline constexpr std::array<FlagEntry, 4> raw_packet_caps_table{{
+    {IBV_RAW_PACKET_CAP_CVLAN_STRIPPING, "CVLAN_STRIPPING"},
+    {IBV_RAW_PACKET_CAP_SCATTER_FCS, "SCATTER_FCS"},
+    {IBV_RAW_PACKET_CAP_IP_CSUM, "IP_CSUM"},
+    {IBV_RAW_PACKET_CAP_DELAY_DROP, "DELAY_DROP"},
+}};
+
+inline constexpr std::array<FlagEntry, 1> tm_caps_flags_table{{
+    {IBV_TM_CAP_RC, "RC"},
+}};
+
+inline constexpr std::array<FlagEntry, 3> pci_atomic_sizes_table{{
+    {IBV_PCI_ATOMIC_OPERATION_4_BYTE_SIZE_SUP, "4_BYTE"},
+    {IBV_PCI_ATOMIC_OPERATION_8_BYTE_SIZE_SUP, "8_BYTE"},
+    {IBV_PCI_ATOMIC_OPERATION_16_BYTE_SIZE_SUP, "16_BYTE"},
+}};
+
+// supported_qpts masks (tso, rss, packet pacing): bit (1 << ibv_qp_type).
+inline constexpr std::array<FlagEntry, 6> qp_types_mask_table{{
+    {1u << IBV_QPT_RC, "RC"},
+    {1u << IBV_QPT_UC, "UC"},
+    {1u << IBV_QPT_UD, "UD"},
+    {1u << IBV_QPT_RAW_PACKET, "RAW_PACKET"},
+    {1u << IBV_QPT_XRC_SEND, "XRC_SEND"},
+    {1u << IBV_QPT_XRC_RECV, "XRC_RECV"},
+}};
+
 Decoded node_type(int raw);
 Decoded transport(int raw);
 Decoded atomic_cap(int raw);

@@ -45,6 +45,14 @@ Decoded speed(int raw)
     return Decoded::quantity(raw, std::string(e->name), "lane_gbps", e->lane_gbps);
 }
 
+Decoded vl_cap(int raw)
+{
+    const auto* e = find_entry(vl_cap_table, raw);
+    if (!e)
+        return unknown(raw, "vls");
+    return Decoded::quantity(raw, std::string(e->name), "vls", e->count);
+}
+
 Decoded mtu(int raw)
 {
     const auto* e = find_entry(mtu_table, raw);

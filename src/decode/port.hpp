@@ -153,7 +153,22 @@ static_assert(bits_single_and_unique(port_cap_flags2_table));
 static_assert(values_unique<int>(port_state_table));
 static_assert(values_unique<int>(phys_state_table));
 
+// PortInfo:VLCap: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 = VL0-14.
+struct VlEntry {
+    int value;
+    std::string_view name;
+    int count;
+};
+inline constexpr std::array<VlEntry, 5> vl_cap_table{{
+    {1, "VL0", 1},
+    {2, "VL0-1", 2},
+    {3, "VL0-3", 4},
+    {4, "VL0-7", 8},
+    {5, "VL0-14", 15},
+}};
+
 Decoded port_state(int raw);
+Decoded vl_cap(int raw);                // name "VL0-7", value = number of data VLs
 Decoded phys_state(int raw);
 Decoded link_layer(int raw);
 Decoded width(int raw);                 // name "4X", value = lanes

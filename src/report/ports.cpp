@@ -42,7 +42,8 @@ PortReport port_report(const verbs::PortSnapshot& s)
     p.sm_lid = a.sm_lid;
     p.lmc = a.lmc;
     p.sm_sl = a.sm_sl;
-    p.max_vl_num = a.max_vl_num;
+    p.max_vl_num = decode::vl_cap(a.max_vl_num);
+    p.init_type_reply = a.init_type_reply;
     p.subnet_timeout = a.subnet_timeout;
     p.width = decode::width(a.active_width);
     const int speed_raw = s.active_speed_ex ? static_cast<int>(s.active_speed_ex) : a.active_speed;
@@ -109,6 +110,50 @@ std::vector<NamedNumber> device_limits(const ibv_device_attr& a)
     };
 }
 
+// What ibv_query_device_ex adds: more limits and capability masks.
+void add_extended(const ibv_device_attr_ex& x, DeviceReport& d)
+{
+    const std::vector<NamedNumber> limits{
+        {"completion_timestamp_mask", x.completion_timestamp_mask},
+        {"hca_core_clock_khz", x.hca_core_clock},
+        {"max_tso", x.tso_caps.max_tso},
+        {"max_rwq_indirection_tables", x.rss_caps.max_rwq_indirection_tables},
+        {"max_rwq_indirection_table_size", x.rss_caps.max_rwq_indirection_table_size},
+        {"rx_hash_function", x.rss_caps.rx_hash_function},
+        {"rx_hash_fields_mask", x.rss_caps.rx_hash_fields_mask},
+        {"max_wq_type_rq", x.max_wq_type_rq},
+        {"qp_rate_limit_min_kbps", x.packet_pacing_caps.qp_rate_limit_min},
+        {"qp_rate_limit_max_kbps", x.packet_pacing_caps.qp_rate_limit_max},
+        {"tm_max_rndv_hdr_size", x.tm_caps.max_rndv_hdr_size},
+        {"tm_max_num_tags", x.tm_caps.max_num_tags},
+        {"tm_max_ops", x.tm_caps.max_ops},
+        {"tm_max_sge", x.tm_caps.max_sge},
+        {"max_cq_moderation_count", x.cq_mod_caps.max_cq_count},
+        {"max_cq_moderation_period_us", x.cq_mod_caps.max_cq_period},
+        {"max_dm_size", x.max_dm_size},
+    };
+    d.limits.insert(d.limits.end(), limits.begin(), limits.end());
+
+    const auto& odp = x.odp_caps;
+    d.capabilities = {
+        {"odp_general_caps", decode::decode_flags(decode::odp_general_caps_table, odp.general_caps)},
+        {"rc_odp_caps", decode::decode_flags(decode::odp_transport_caps_table, odp.per_transport_caps.rc_odp_caps)},
+        {"uc_odp_caps", decode::decode_flags(decode::odp_transport_caps_table, odp.per_transport_caps.uc_odp_caps)},
+        {"ud_odp_caps", decode::decode_flags(decode::odp_transport_caps_table, odp.per_transport_caps.ud_odp_caps)},
+        {"xrc_odp_caps", decode::decode_flags(decode::odp_transport_caps_table, x.xrc_odp_caps)},
+        {"tso_qp_types", decode::decode_flags(decode::qp_types_mask_table, x.tso_caps.supported_qpts)},
+        {"rss_qp_types", decode::decode_flags(decode::qp_types_mask_table, x.rss_caps.supported_qpts)},
+        {"packet_pacing_qp_types",
+         decode::decode_flags(decode::qp_types_mask_table, x.packet_pacing_caps.supported_qpts)},
+        {"raw_packet_caps", decode::decode_flags(decode::raw_packet_caps_table, x.raw_packet_caps)},
+        {"tm_caps", decode::decode_flags(decode::tm_caps_flags_table, x.tm_caps.flags)},
+        {"pci_atomic_fetch_add", decode::decode_flags(decode::pci_atomic_sizes_table, x.pci_atomic_caps.fetch_add)},
+        {"pci_atomic_swap", decode::decode_flags(decode::pci_atomic_sizes_table, x.pci_atomic_caps.swap)},
+        {"pci_atomic_compare_swap",
+         decode::decode_flags(decode::pci_atomic_sizes_table, x.pci_atomic_caps.compare_swap)},
+    };
+}
+
 DeviceReport device_report(const verbs::DeviceSnapshot& s)
 {
     const ibv_device_attr& a = s.attr.orig_attr;
@@ -129,12 +174,8 @@ DeviceReport device_report(const verbs::DeviceSnapshot& s)
     d.cap_flags = decode::device_cap_flags(s.attr_ex ? s.attr.device_cap_flags_ex
                                                      : static_cast<std::uint32_t>(a.device_cap_flags));
     d.limits = device_limits(a);
-    if (s.attr_ex) {
-        d.limits.push_back({"completion_timestamp_mask", s.attr.completion_timestamp_mask});
-        d.limits.push_back({"hca_core_clock_khz", s.attr.hca_core_clock});
-        d.limits.push_back({"max_wq_type_rq", s.attr.max_wq_type_rq});
-        d.limits.push_back({"max_dm_size", s.attr.max_dm_size});
-    }
+    if (s.attr_ex)
+        add_extended(s.attr, d);
     d.limits.push_back({"num_comp_vectors", static_cast<std::uint64_t>(s.num_comp_vectors)});
     for (const auto& p : s.ports)
         d.ports.push_back(port_report(p));

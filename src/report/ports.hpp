@@ -17,6 +17,11 @@ struct NamedNumber {
     std::uint64_t value;
 };
 
+struct NamedFlags {
+    std::string_view key;
+    decode::Flags flags;
+};
+
 struct GidReport {
     std::uint32_t index = 0;
     std::string gid;                  // empty when the query failed
@@ -36,7 +41,8 @@ struct PortReport {
     std::uint32_t port = 0;
     decode::Decoded state, phys_state, link_layer;
     std::uint16_t lid = 0, sm_lid = 0;
-    std::uint8_t lmc = 0, sm_sl = 0, max_vl_num = 0, subnet_timeout = 0;
+    std::uint8_t lmc = 0, sm_sl = 0, subnet_timeout = 0, init_type_reply = 0;
+    decode::Decoded max_vl_num;
     decode::Decoded width, speed;
     std::optional<double> rate_gbps, data_rate_gbps;
     decode::Decoded max_mtu, active_mtu;
@@ -61,6 +67,7 @@ struct DeviceReport {
     decode::Decoded atomic_cap;
     decode::Flags cap_flags;
     std::vector<NamedNumber> limits;   // max_qp, max_qp_wr, ... in ibv_devinfo order
+    std::vector<NamedFlags> capabilities;  // extended capability masks (ODP, TSO, ...)
     std::vector<PortReport> ports;
 };
 

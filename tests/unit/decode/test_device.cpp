@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,4 +62,38 @@ TEST_CASE("device capability flags: every named bit, and unknown bits kept")
     const Flags f = device_cap_flags((1ull << 15) | (1ull << 40) | 1ull);
     CHECK(f.names == std::vector<std::string>{"RESIZE_MAX_WR"});
     CHECK(f.unknown == ((1ull << 15) | (1ull << 40)));
+}
+
+namespace {
+// Each named bit of a table decodes to exactly its expected name.
+void check_bits(std::span<const FlagEntry> table, const std::vector<std::pair<std::uint64_t, std::string>>& expect)
+{
+    for (const auto& [bit, name] : expect) {
+        CAPTURE(name);
+        const Flags f = decode_flags(table, bit);
+        REQUIRE(f.names.size() == 1);
+        CHECK(f.names[0] == name);
+        CHECK(f.unknown == 0);
+    }
+    CHECK(table.size() == expect.size());
+}
+}  // namespace
+
+TEST_CASE("capability tables: every named bit")
+{
+    check_bits(odp_general_caps_table, {{1, "ODP_SUPPORT"}, {2, "ODP_SUPPORT_IMPLICIT"}});
+    check_bits(odp_transport_caps_table,
+               {{1, "SEND"}, {2, "RECV"}, {4, "WRITE"}, {8, "READ"}, {16, "ATOMIC"}, {32, "SRQ_RECV"}});
+    check_bits(raw_packet_caps_table,
+               {{1, "CVLAN_STRIPPING"}, {2, "SCATTER_FCS"}, {4, "IP_CSUM"}, {8, "DELAY_DROP"}});
+    check_bits(tm_caps_flags_table, {{1, "RC"}});
+    check_bits(pci_atomic_sizes_table, {{1, "4_BYTE"}, {2, "8_BYTE"}, {4, "16_BYTE"}});
+    check_bits(qp_types_mask_table, {{1u << 2, "RC"},
+                                     {1u << 3, "UC"},
+                                     {1u << 4, "UD"},
+                                     {1u << 8, "RAW_PACKET"},
+                                     {1u << 9, "XRC_SEND"},
+                                     {1u << 10, "XRC_RECV"}});
+    const Flags f = decode_flags(qp_types_mask_table, (1u << 2) | 1u);
+    CHECK(f.unknown == 1u);
 }

@@ -165,3 +165,16 @@ TEST_CASE("port capability flags 2: every named bit, and unknown bits kept")
     CHECK(f.names.empty());
     CHECK(f.unknown == (1u << 6));
 }
+
+TEST_CASE("VL capability: code to VL range and count")
+{
+    const std::vector<std::tuple<int, std::string, double>> expect{
+        {1, "VL0", 1}, {2, "VL0-1", 2}, {3, "VL0-3", 4}, {4, "VL0-7", 8}, {5, "VL0-14", 15}};
+    for (const auto& [raw, name, count] : expect) {
+        CAPTURE(raw);
+        CHECK(vl_cap(raw).name == name);
+        CHECK(vl_cap(raw).value == count);
+    }
+    CHECK_FALSE(vl_cap(0).known);
+    CHECK_FALSE(vl_cap(6).known);
+}

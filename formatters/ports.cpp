@@ -1,6 +1,7 @@
 #include "formatters/ports.hpp"
 
 #include <algorithm>
+#include <type_traits>
 #include <fmt/format.h>
 
 namespace qps::fmt_out {
@@ -18,7 +19,12 @@ decode::Decoded hex(std::uint32_t v, int digits)
 template <class T>
 Value opt(const std::optional<T>& v)
 {
-    return v ? Value(*v) : Value(std::monostate{});
+    if (!v)
+        return Value{};
+    if constexpr (std::is_integral_v<T>)
+        return Value{u64{*v}};
+    else
+        return Value{*v};
 }
 
 void render_counters(Printer& p, std::string_view key, std::string_view heading, const kernel::CounterSet& set)
@@ -126,6 +132,9 @@ void render_device(Printer& p, const report::DeviceReport& d)
         ObjectScope limits(p, "limits", "limits");
         for (const auto& l : d.limits)
             p.field(l.key, l.key, l.value);
+        p.field("max_inline_data_rc", "max_inline_data_rc (probed)", opt(d.max_inline_rc));
+        if (!d.max_inline_error.empty())
+            p.field("max_inline_data_rc_error", "max_inline_data_rc probe failed", d.max_inline_error);
     }
     if (!d.capabilities.empty()) {
         ObjectScope caps(p, "capabilities", "extended capabilities");

@@ -174,6 +174,10 @@ DeviceReport device_report(const verbs::DeviceSnapshot& s)
     d.cap_flags = decode::device_cap_flags(s.attr_ex ? s.attr.device_cap_flags_ex
                                                      : static_cast<std::uint32_t>(a.device_cap_flags));
     d.limits = device_limits(a);
+    if (s.max_inline_rc.ok)
+        d.max_inline_rc = s.max_inline_rc.value;
+    else
+        d.max_inline_error = s.max_inline_rc.error;
     if (s.attr_ex)
         add_extended(s.attr, d);
     d.limits.push_back({"num_comp_vectors", static_cast<std::uint64_t>(s.num_comp_vectors)});

@@ -67,6 +67,8 @@ struct DeviceReport {
     decode::Decoded atomic_cap;
     decode::Flags cap_flags;
     std::vector<NamedNumber> limits;   // max_qp, max_qp_wr, ... in ibv_devinfo order
+    std::optional<std::uint32_t> max_inline_rc;  // probed with RC QPs
+    std::string max_inline_error;                // why the probe failed
     std::vector<NamedFlags> capabilities;  // extended capability masks (ODP, TSO, ...)
     std::vector<PortReport> ports;
 };

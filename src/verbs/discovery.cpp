@@ -100,6 +100,8 @@ DeviceSnapshot read_device(ibv_device* device, const Filter& filter)
         throw SystemError(fmt::format("ibv_query_device({})", d.name), rc > 0 ? rc : errno);
     }
 
+    d.max_inline_rc = probe_max_inline(ctx.get());
+
     const std::uint32_t nports = d.attr.orig_attr.phys_port_cnt;
     if (filter.port && (*filter.port < 1 || *filter.port > nports))
         throw UsageError(fmt::format("device {} has no port {}: its ports are 1..{}", d.name,

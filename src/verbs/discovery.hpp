@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/kernel/sysfs.hpp"
+#include "src/verbs/probe.hpp"
 
 namespace qps::verbs {
 
@@ -44,6 +45,7 @@ struct DeviceSnapshot {
     ibv_device_attr_ex attr{};
     bool attr_ex = false;    // attr's extended part was filled
     int num_comp_vectors = 0;
+    ProbeResult max_inline_rc;  // probed: the device attributes do not say
     std::vector<PortSnapshot> ports;
 };
 

@@ -1,0 +1,90 @@
+#!/bin/bash
+# qpscope-lab, stage 2: PID 1 inside the lab VM.
+#
+# Stage 1 (the initramfs /init written by lab/qpscope-lab) has mounted the
+# host's / read-only as our root, a tmpfs on /run, and the results share on
+# /run/qpscope-lab, where the host also put a copy of this file, lab.conf
+# (settings) and command (the command line). This script sets up Soft-RoCE,
+# mounts the host's shares, runs the command, writes stdout, stderr and rc
+# to the results share and powers off. Progress and errors go to the
+# console, which the host shows when something goes wrong.
+set -u
+readonly RESULTS=/run/qpscope-lab
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+log() { echo "qpscope-lab: $*"; }
+
+power_off() {
+	/bin/busybox poweroff -f
+	echo o >/proc/sysrq-trigger
+	sleep 10 # PID 1 must not exit: that panics (harmless, but noisy)
+}
+
+# A setup failure: the reason goes to the console and, as one line, to the
+# host (it prints it and exits 125); no rc is written.
+die() {
+	log "error: $*"
+	echo "$*" >"$RESULTS/error"
+	power_off
+}
+
+# 1. Kernel file systems. Stage 1 moved devtmpfs to /dev and mounted /run.
+mount -t proc proc /proc || die "cannot mount /proc"
+mount -t sysfs sysfs /sys || die "cannot mount /sys"
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev || die "cannot mount /dev"
+mkdir -p /dev/shm /dev/pts
+mount -t devpts -o gid=5,mode=620 devpts /dev/pts
+for dir in /tmp /dev/shm; do
+	mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$dir" || die "cannot mount tmpfs on $dir"
+done
+
+# 2. Settings from the host: LAB_TIMEOUT, LAB_KILL_AFTER, LAB_CWD,
+#    LAB_SHARES (mount tag, path, ...), LAB_ENV (NAME=value ...).
+# shellcheck source=/dev/null
+source "$RESULTS/lab.conf" || die "cannot read $RESULTS/lab.conf"
+
+# 3. Soft-RoCE: rxe0 on veth0 (192.0.2.1/24); veth1 is its peer (192.0.2.2/24).
+modprobe -a ib_uverbs rdma_ucm rdma_rxe veth || die "modprobe ib_uverbs rdma_ucm rdma_rxe veth failed"
+ip link set lo up || die "cannot bring lo up"
+ip link add veth0 type veth peer name veth1 || die "cannot create the veth pair"
+ip addr add 192.0.2.1/24 dev veth0 || die "cannot add 192.0.2.1/24 to veth0"
+ip addr add 192.0.2.2/24 dev veth1 || die "cannot add 192.0.2.2/24 to veth1"
+ip link set veth0 up || die "cannot bring veth0 up"
+ip link set veth1 up || die "cannot bring veth1 up"
+rdma link add rxe0 type rxe netdev veth0 || die "rdma link add rxe0 type rxe netdev veth0 failed"
+state=missing
+for ((tenth = 0; tenth < 100; tenth++)); do
+	read -r state 2>/dev/null </sys/class/infiniband/rxe0/ports/1/state
+	[[ $state == *ACTIVE* ]] && break
+	sleep 0.1
+done
+[[ $state == *ACTIVE* ]] || die "rxe0 port 1 is not ACTIVE after 10 s (state: $state)"
+log "rxe0 port 1 ACTIVE"
+
+# 4. The host's directories, each at its own path. A path under /tmp, /run
+#    or /dev/shm is hidden by our tmpfs, so its mount point is made there.
+for ((i = 0; i < ${#LAB_SHARES[@]}; i += 2)); do
+	tag=${LAB_SHARES[i]} path=${LAB_SHARES[i + 1]}
+	mkdir -p "$path" 2>/dev/null
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro "$tag" "$path" ||
+		die "cannot mount the host's $path"
+done
+
+# 5. The command, as root, in the host's current directory, with a clean
+#    environment plus what the host passed through. timeout's own messages
+#    go to timeout.log: "sending signal" there means the command timed out.
+cd "$LAB_CWD" || die "cannot cd to $LAB_CWD"
+ulimit -l unlimited
+log "running the command"
+# shellcheck disable=SC2016 # $1 is expanded by the inner bash
+env -i PATH="$PATH" HOME=/root "${LAB_ENV[@]}" \
+	timeout --verbose --kill-after="$LAB_KILL_AFTER" "$LAB_TIMEOUT" \
+	bash -c 'exec </dev/null >"$1/stdout" 2>"$1/stderr"
+		source "$1/command"
+		"${cmd[@]}"' lab-vm "$RESULTS" \
+	2>"$RESULTS/timeout.log"
+rc=$?
+grep -q 'sending signal' "$RESULTS/timeout.log" && : >"$RESULTS/timed-out"
+echo "$rc" >"$RESULTS/rc.tmp" && mv "$RESULTS/rc.tmp" "$RESULTS/rc"
+log "command exited with $rc"
+power_off

@@ -37,6 +37,7 @@ void build_app(CLI::App& app, GlobalOptions& global)
                                             "is set), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}));
     register_ports(app, global);
+    register_qp(app, global);
 }
 
 namespace {
@@ -62,7 +63,10 @@ void check_command_name(const CLI::App& app, int argc, char** argv)
             continue;
         std::vector<std::string> names;
         for (const CLI::App* sub : app.get_subcommands({}))
-            names.push_back(sub->get_name());
+            if (!sub->get_name().starts_with("__"))
+                names.push_back(sub->get_name());
+        if (a.starts_with("__"))
+            return;
         if (std::find(names.begin(), names.end(), a) == names.end())
             throw UsageError(fmt::format("unknown command '{}': commands are {}", a, fmt::join(names, ", ")));
         return;
@@ -100,6 +104,8 @@ int run(int argc, char** argv)
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
+    } catch (const ReportedFailure& e) {
+        return e.exit_code;
     } catch (const CLI::ParseError& e) {
         return report_error(json, "usage", e.what(), exit_usage);
     } catch (const UsageError& e) {

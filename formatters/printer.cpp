@@ -14,14 +14,18 @@ struct UnitText {
     std::string_view key;
     std::string_view text;
 };
-constexpr std::array<UnitText, 6> unit_texts{{
+constexpr std::array<UnitText, 7> unit_texts{{
     {"bytes", "bytes"},
     {"gbps", "Gb/s"},
     {"lane_gbps", "Gb/s per lane"},
     {"us", "µs"},
     {"ms", "ms"},
     {"kbps", "kb/s"},
+    {"retries", "retries"},
 }};
+
+// A duration with a name already says it in words ("67.109 ms").
+bool is_time_unit(std::string_view unit) { return unit == "us" || unit == "ms"; }
 
 std::string_view unit_text(std::string_view key)
 {
@@ -46,7 +50,7 @@ std::string decoded_text(const decode::Decoded& d)
     if (d.name)
         s = *d.name;
     const std::string_view unit = unit_text(d.unit);
-    if (d.value && !unit.empty() && d.known) {
+    if (d.value && !unit.empty() && d.known && !(d.name && is_time_unit(d.unit))) {
         if (!s.empty())
             s += ", ";
         s += fmt::format("{} {}", number(*d.value), unit);

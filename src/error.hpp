@@ -25,6 +25,12 @@ struct SystemError : OperationError {
     std::string hint;
 };
 
+// The command already printed its report (e.g. a modify the kernel refused,
+// with everything that was sent); main only sets the exit code.
+struct ReportedFailure {
+    int exit_code;
+};
+
 // errno's symbolic name, e.g. "EINVAL".
 std::string errno_name(int err);
 

@@ -1,0 +1,38 @@
+// `qpscope qp destroy QPN|--all`.
+#include <memory>
+
+#include "commands/qp/qp.hpp"
+#include "formatters/qp.hpp"
+#include "src/error.hpp"
+#include "src/qp/options.hpp"
+#include "src/qp/session.hpp"
+
+namespace qps::cli {
+
+namespace {
+struct DestroyOptions {
+    std::string qpn;
+    bool all = false;
+};
+}  // namespace
+
+void register_qp_destroy(CLI::App& parent, const GlobalOptions& global)
+{
+    auto o = std::make_shared<DestroyOptions>();
+    CLI::App* cmd = parent.add_subcommand("destroy", "Destroy a held QP, or all of them (--all); the holder "
+                                                     "exits after its last QP and releases everything");
+    auto* qpn = cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)");
+    auto* all = cmd->add_flag("--all", o->all, "Destroy every held QP and stop the holder");
+    qpn->excludes(all);
+    cmd->callback([o, &global] {
+        if (o->qpn.empty() && !o->all)
+            throw UsageError("qp destroy: give a QPN or --all");
+        std::optional<std::uint32_t> qpn;
+        if (!o->all)
+            qpn = qp::parse_qpn(o->qpn);
+        const qp::DestroyOutcome outcome = qp::destroy_qps(qpn);
+        emit(global, "qp destroy", [&](fmt_out::Printer& p) { fmt_out::render_destroy(outcome, p); });
+    });
+}
+
+}  // namespace qps::cli

@@ -1,0 +1,39 @@
+#include "commands/qp/flags.hpp"
+
+namespace qps::cli {
+
+void add_attribute_flags(CLI::App* cmd, qp::ModifyFlags& f)
+{
+    const char* g = "QP attributes";
+    cmd->add_option("--port", f.port, "Physical port (1-based)")->group(g);
+    cmd->add_option("--pkey-index", f.pkey_index, "P_Key table index")->group(g);
+    cmd->add_option("--qkey", f.qkey, "Q_Key (UD); bit 31 set = controlled, refused")->group(g);
+    cmd->add_option("--access", f.access,
+                    "Remote access, comma list: local_write,remote_write,remote_read,remote_atomic,...")
+        ->group(g);
+    cmd->add_option("--mtu", f.mtu, "Path MTU in bytes: 256, 512, 1024, 2048, 4096")->group(g);
+    cmd->add_option("--dest-qpn", f.dest_qpn, "Remote QPN (hex 0x.. or decimal)")->group(g);
+    cmd->add_option("--rq-psn", f.rq_psn, "Receive queue PSN (24 bits)")->group(g);
+    cmd->add_option("--sq-psn", f.sq_psn, "Send queue PSN (24 bits)")->group(g);
+    cmd->add_option("--max-rd-atomic", f.max_rd_atomic, "Outstanding RDMA reads/atomics as initiator")->group(g);
+    cmd->add_option("--max-dest-rd-atomic", f.max_dest_rd_atomic, "Outstanding RDMA reads/atomics as target")
+        ->group(g);
+    cmd->add_option("--min-rnr-timer", f.min_rnr_timer, "RNR NAK timer: code 0-31 or a duration (e.g. 1.28ms)")
+        ->group(g);
+    cmd->add_option("--timeout", f.timeout,
+                    "Local ACK timeout: code 0-31 (4.096 us x 2^code, 0 = infinite) or a duration (e.g. 67ms)")
+        ->group(g);
+    cmd->add_option("--retry-cnt", f.retry_cnt, "Transport retries 0-7")->group(g);
+    cmd->add_option("--rnr-retry", f.rnr_retry, "RNR retries 0-7 (7 = infinite)")->group(g);
+    cmd->add_option("--dgid", f.dgid, "Destination GID (IPv6 form) or the peer's IPv4 address (RoCE)")->group(g);
+    cmd->add_option("--dlid", f.dlid, "Destination LID (InfiniBand)")->group(g);
+    cmd->add_option("--sl", f.sl, "Service level 0-15")->group(g);
+    cmd->add_option("--sgid-index", f.sgid_index, "Source GID table index")->group(g);
+    cmd->add_option("--hop-limit", f.hop_limit, "GRH hop limit")->group(g);
+    cmd->add_option("--traffic-class", f.traffic_class, "GRH traffic class (DSCP << 2 | ECN)")->group(g);
+    cmd->add_option("--flow-label", f.flow_label, "GRH flow label (20 bits)")->group(g);
+    cmd->add_option("--static-rate", f.static_rate, "Static rate code (ibv_rate)")->group(g);
+    cmd->add_option("--path-mig-state", f.path_mig_state, "migrated, rearm or armed")->group(g);
+}
+
+}  // namespace qps::cli

@@ -1,0 +1,40 @@
+// `qpscope qp modify QPN`: one state step, checked before the verb is called.
+#include <memory>
+
+#include "commands/qp/flags.hpp"
+#include "commands/qp/qp.hpp"
+#include "formatters/qp.hpp"
+#include "src/error.hpp"
+#include "src/qp/session.hpp"
+
+namespace qps::cli {
+
+namespace {
+struct ModifyOptions {
+    std::string qpn;
+    bool dry_run = false;
+    qp::ModifyFlags flags;
+};
+}  // namespace
+
+void register_qp_modify(CLI::App& parent, const GlobalOptions& global)
+{
+    auto o = std::make_shared<ModifyOptions>();
+    CLI::App* cmd = parent.add_subcommand(
+        "modify", "Move a held QP to another state or change its attributes; the request is checked against the "
+                  "IB transition rules and the device and port first, and a failed check names the attribute");
+    cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required();
+    cmd->add_option("--state", o->flags.state, "Target state: reset, init, rtr, rts, sqd, sqe, err");
+    cmd->add_option("--cur-state", o->flags.cur_state, "Assumed current state (only where the rules allow it)");
+    cmd->add_flag("--dry-run", o->dry_run, "Check and print the attribute struct and mask, send nothing");
+    add_attribute_flags(cmd, o->flags);
+    cmd->callback([o, &global] {
+        const std::uint32_t qpn = qp::parse_qpn(o->qpn);
+        const qp::ModifyOutcome outcome = qp::modify_qp(qpn, qp::parse_modify_flags(o->flags), o->dry_run);
+        emit(global, "qp modify", [&](fmt_out::Printer& p) { fmt_out::render_modify(outcome, p); });
+        if (outcome.refused_errno)
+            throw ReportedFailure{exit_failed};
+    });
+}
+
+}  // namespace qps::cli

@@ -1,0 +1,339 @@
+#include "formatters/qp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+
+#include "src/decode/qp.hpp"
+#include "src/error.hpp"
+
+namespace qps::fmt_out {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+Value json_value(const nlohmann::ordered_json& j)
+{
+    if (j.is_string())
+        return j.get<std::string>();
+    if (j.is_boolean())
+        return j.get<bool>();
+    if (j.is_number_unsigned())
+        return j.get<u64>();
+    if (j.is_number_integer())
+        return j.get<std::int64_t>();
+    if (j.is_number_float())
+        return j.get<double>();
+    return Value{};
+}
+
+Value hex24(std::uint32_t v) { return decode::Decoded::named(v, fmt::format("{:#x}", v)); }
+
+// A wait that may be infinite: {"raw": code-independent us, "name": "67.109 ms"} or "infinite".
+Value wait_us(const std::optional<double>& us)
+{
+    if (!us)
+        return decode::Decoded::named(-1, "infinite (never gives up)");
+    return decode::Decoded::quantity(static_cast<std::int64_t>(std::llround(*us)), decode::human_duration_us(*us),
+                                     "us", *us);
+}
+
+void render_completion(const report::CompletionReport& c, Printer& p)
+{
+    p.field("status", "status", c.status);
+    p.field("meaning", "meaning", c.meaning);
+    p.field("opcode", "opcode", c.opcode);
+    p.field("vendor_err", "vendor error", fmt::format("{:#x}", c.vendor_err));
+    p.field("byte_len", "bytes", u64{c.byte_len});
+}
+
+void render_address(const report::AddressReport& a, Printer& p)
+{
+    p.field("port", "port", u64{a.port});
+    p.field("dlid", "DLID", u64{a.dlid});
+    p.field("sl", "SL", u64{a.sl});
+    p.field("src_path_bits", "source path bits", u64{a.src_path_bits});
+    p.field("static_rate", "static rate", a.static_rate);
+    p.field("is_global", "GRH", a.global);
+    if (!a.global)
+        return;
+    p.field("dgid", "DGID", a.dgid);
+    p.field("sgid_index", "SGID index", u64{a.sgid_index});
+    if (!a.sgid.empty())
+        p.field("sgid", "SGID", a.sgid);
+    if (a.sgid_type)
+        p.field("sgid_type", "SGID type", *a.sgid_type);
+    p.field("flow_label", "flow label", fmt::format("{:#x}", a.flow_label));
+    p.field("hop_limit", "hop limit", u64{a.hop_limit});
+    p.field("traffic_class", "traffic class", a.traffic_class);
+}
+
+void render_diagnosis(const report::Diagnosis& d, Printer& p)
+{
+    ObjectScope scope(p, "diagnosis", "diagnosis");
+    p.field("summary", "what happened", d.summary);
+    p.field("port_state", "port state", d.port_state);
+    {
+        ListScope checks(p, "checks", "check");
+        for (const auto& c : d.checks)
+            p.field("", "-", c);
+    }
+    Table t{{{"name", "COUNTER"}, {"value", "VALUE"}, {"meaning", "MEANING"}}, {}};
+    for (const auto& c : d.error_counters)
+        t.rows.push_back({c.name, u64{c.value}, std::string(c.meaning)});
+    p.table("error_counters", "port error counters", t);
+}
+
+void render_qp_fields(const report::QpReport& q, Printer& p)
+{
+    p.field("qpn", "QPN", hex24(q.qpn));
+    p.field("device", "device", q.device);
+    p.field("port", "port", u64{q.port});
+    p.field("type", "type", q.type);
+    p.field("state", "state", q.state);
+    p.field("path_mtu", "path MTU", q.path_mtu);
+    p.field("path_mig_state", "migration state", q.mig_state);
+    p.field("qkey", "Q_Key", fmt::format("{:#x}", q.qkey));
+    p.field("rq_psn", "RQ PSN", u64{q.rq_psn});
+    p.field("sq_psn", "SQ PSN", u64{q.sq_psn});
+    p.field("dest_qpn", "destination QPN", hex24(q.dest_qpn));
+    p.field("access", "access", q.access);
+    p.field("pkey_index", "P_Key index", u64{q.pkey_index});
+    if (q.pkey)
+        p.field("pkey", "P_Key", fmt::format("{:#06x}", *q.pkey));
+    p.field("max_rd_atomic", "max RD atomic (initiator)", u64{q.max_rd_atomic});
+    p.field("max_dest_rd_atomic", "max RD atomic (target)", u64{q.max_dest_rd_atomic});
+    p.field("min_rnr_timer", "min RNR timer", q.min_rnr_timer);
+    p.field("timeout", "local ACK timeout", q.timeout);
+    p.field("retry_cnt", "retry count", q.retry_cnt);
+    p.field("rnr_retry", "RNR retry", q.rnr_retry);
+    p.field("retry_exceeded_wait", "wait before retry-exceeded", wait_us(q.retry_exceeded_wait_us));
+    p.field("rnr_exceeded_wait", "wait before RNR-retry-exceeded",
+            wait_us(q.rnr_exceeded_wait_ms ? std::optional<double>(*q.rnr_exceeded_wait_ms * 1000) : std::nullopt));
+    p.field("sq_sig_all", "signal all sends", q.sq_sig_all);
+    p.field("sq_draining", "SQ draining", q.sq_draining);
+    p.field("rate_limit_kbps", "rate limit (kb/s)", u64{q.rate_limit_kbps});
+    {
+        ObjectScope caps(p, "caps", "caps");
+        p.field("max_send_wr", "max send WR", u64{q.caps.max_send_wr});
+        p.field("max_recv_wr", "max recv WR", u64{q.caps.max_recv_wr});
+        p.field("max_send_sge", "max send SGE", u64{q.caps.max_send_sge});
+        p.field("max_recv_sge", "max recv SGE", u64{q.caps.max_recv_sge});
+        p.field("max_inline_data", "max inline data", u64{q.caps.max_inline_data});
+    }
+    {
+        ObjectScope av(p, "address_vector", "address vector");
+        render_address(q.av, p);
+    }
+    {
+        ObjectScope alt(p, "alternate_path", "alternate path");
+        p.field("pkey_index", "P_Key index", u64{q.alt_pkey_index});
+        p.field("timeout", "local ACK timeout", q.alt_timeout);
+        render_address(q.alt_av, p);
+    }
+    {
+        ObjectScope buf(p, "buffer", "test buffer (qp post)");
+        p.field("addr", "address", fmt::format("{:#x}", q.buffer_addr));
+        p.field("size", "size", u64{q.buffer_size});
+        p.field("rkey", "rkey", fmt::format("{:#x}", q.buffer_rkey));
+    }
+    if (q.last_error) {
+        ObjectScope e(p, "last_error", "last completion error");
+        render_completion(*q.last_error, p);
+    }
+    if (q.diagnosis)
+        render_diagnosis(*q.diagnosis, p);
+}
+
+decode::Decoded kernel_qp_type(std::uint8_t raw)
+{
+    if (raw == 0)
+        return decode::Decoded::named(0, "SMI");
+    if (raw == 1)
+        return decode::Decoded::named(1, "GSI");
+    return decode::qp_type(raw);
+}
+
+}  // namespace
+
+void render_qp(const report::QpReport& q, Printer& p)
+{
+    ObjectScope scope(p, "qp", fmt::format("QP {:#x} ({}) on {} port {}", q.qpn, q.qpn, q.device, q.port));
+    p.field("held", "held by this user's holder", true);
+    render_qp_fields(q, p);
+}
+
+void render_create(const qp::CreateOutcome& o, Printer& p)
+{
+    {
+        ListScope qps(p, "qps");
+        for (const auto& q : o.qps) {
+            ObjectScope scope(p, "", fmt::format("QP {:#x} ({}) created on {} port {}", q.qpn, q.qpn, q.device,
+                                                 q.port));
+            p.field("qpn", "QPN", hex24(q.qpn));
+            p.field("type", "type", q.type);
+            p.field("state", "state", q.state);
+            ObjectScope caps(p, "granted", "caps granted");
+            p.field("max_send_wr", "max send WR", u64{q.caps.max_send_wr});
+            p.field("max_recv_wr", "max recv WR", u64{q.caps.max_recv_wr});
+            p.field("max_send_sge", "max send SGE", u64{q.caps.max_send_sge});
+            p.field("max_recv_sge", "max recv SGE", u64{q.caps.max_recv_sge});
+            p.field("max_inline_data", "max inline data", u64{q.caps.max_inline_data});
+        }
+    }
+    if (!o.steps.empty()) {
+        ListScope steps(p, "steps", "transitions");
+        for (const auto& s : o.steps) {
+            ObjectScope step(p, "", fmt::format("QP {:#x}: {} → {}", s.qpn, *decode::qp_state(s.from).name,
+                                                *decode::qp_state(s.to).name));
+            p.field("qpn", "QPN", hex24(s.qpn));
+            p.field("from", "from", decode::qp_state(s.from));
+            p.field("to", "to", decode::qp_state(s.to));
+            p.field("mask", "attributes sent", decode::qp_attr_mask(s.mask));
+            if (!s.defaulted.empty()) {
+                std::string joined;
+                for (const auto& d : s.defaulted)
+                    joined += (joined.empty() ? "" : ", ") + d;
+                p.field("defaults", "defaults used", joined);
+            }
+        }
+    }
+    if (!o.notes.empty()) {
+        ListScope notes(p, "notes", "notes");
+        for (const auto& n : o.notes)
+            p.field("", "-", n);
+    }
+}
+
+void render_modify(const qp::ModifyOutcome& o, Printer& p)
+{
+    const std::string to = o.to ? *decode::qp_state(*o.to).name : *decode::qp_state(o.from).name;
+    ObjectScope scope(p, "modify",
+                      fmt::format("QP {:#x}: {} → {}{}", o.qpn, *decode::qp_state(o.from).name, to,
+                                  o.dry_run ? " (dry run: nothing sent)"
+                                            : o.refused_errno ? " REFUSED by the kernel" : ""));
+    p.field("qpn", "QPN", hex24(o.qpn));
+    p.field("from", "from", decode::qp_state(o.from));
+    if (o.to)
+        p.field("to", "to", decode::qp_state(*o.to));
+    p.field("dry_run", "dry run", o.dry_run);
+    p.field("mask", "attribute mask", decode::qp_attr_mask(o.mask));
+    if (o.refused_errno) {
+        p.field("errno", "errno", decode::Decoded::named(o.refused_errno, errno_name(o.refused_errno)));
+        p.field("error", "error", std::string(std::strerror(o.refused_errno)));
+    }
+    {
+        ObjectScope sent(p, "sent", o.dry_run ? "attributes that would be sent" : "attributes sent");
+        for (const auto& [key, value] : o.sent.items()) {
+            if (key == "init" || key == "cap" || key == "alt_ah_attr")
+                continue;
+            if (value.is_object()) {
+                for (const auto& [k2, v2] : value.items())
+                    p.field(key + "." + k2, key + "." + k2, json_value(v2));
+            } else {
+                p.field(key, key, json_value(value));
+            }
+        }
+    }
+    {
+        ListScope checks(p, "checks_passed", "checks passed");
+        for (const auto& c : o.checks)
+            p.field("", "-", c);
+    }
+    if (!o.notes.empty()) {
+        ListScope notes(p, "notes", "notes");
+        for (const auto& n : o.notes)
+            p.field("", "-", n);
+    }
+    if (o.after) {
+        ObjectScope after(p, "qp", "QP now");
+        render_qp_fields(*o.after, p);
+    }
+}
+
+void render_post(const qp::PostOutcome& o, Printer& p)
+{
+    ObjectScope scope(p, "post", fmt::format("QP {:#x}: {} of {} bytes", o.qpn, o.operation, o.size));
+    p.field("qpn", "QPN", hex24(o.qpn));
+    p.field("operation", "operation", o.operation);
+    p.field("size", "size", u64{o.size});
+    p.field("wait_bound_ms", "wait bound (ms)", u64(o.wait.count()));
+    p.field("waited_ms", "waited (ms)", o.waited_ms);
+    p.field("timed_out", "timed out", o.timed_out);
+    if (o.completion) {
+        ObjectScope c(p, "completion", "completion");
+        render_completion(*o.completion, p);
+    }
+    if (o.peer_completion) {
+        ObjectScope c(p, "peer_completion", "peer's receive completion");
+        render_completion(*o.peer_completion, p);
+    }
+    if (o.after) {
+        p.field("state_after", "QP state after", o.after->state);
+        if (o.after->diagnosis)
+            render_diagnosis(*o.after->diagnosis, p);
+    }
+}
+
+void render_destroy(const qp::DestroyOutcome& o, Printer& p)
+{
+    ListScope list(p, "destroyed", "destroyed");
+    for (auto qpn : o.destroyed)
+        p.field("", "QP", hex24(qpn));
+    p.field("holder_exits", "holder exits", o.holder_exits);
+}
+
+void render_kernel_qp(const kernel::KernelQp& q, Printer& p)
+{
+    p.field("qpn", "QPN", hex24(q.lqpn));
+    p.field("device", "device", q.dev_name);
+    p.field("port", "port", u64{q.port});
+    p.field("type", "type", kernel_qp_type(q.type));
+    p.field("state", "state", decode::qp_state(q.state));
+    if (q.rqpn)
+        p.field("dest_qpn", "destination QPN", hex24(*q.rqpn));
+    if (q.sq_psn)
+        p.field("sq_psn", "SQ PSN", u64{*q.sq_psn});
+    if (q.rq_psn)
+        p.field("rq_psn", "RQ PSN", u64{*q.rq_psn});
+    if (q.path_mig_state)
+        p.field("path_mig_state", "migration state", decode::mig_state(*q.path_mig_state));
+    if (q.pdn)
+        p.field("pdn", "PD", u64{*q.pdn});
+    if (q.pid)
+        p.field("pid", "pid", u64{*q.pid});
+    p.field("comm", "command", q.comm);
+    if (!q.driver.empty()) {
+        ObjectScope d(p, "driver", "driver details");
+        for (const auto& [k, v] : q.driver)
+            p.field(k, k, v);
+    }
+}
+
+void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vector<std::uint32_t>& held, Printer& p)
+{
+    Table t{{{"device", "DEVICE"},
+             {"port", "PORT"},
+             {"qpn", "QPN"},
+             {"type", "TYPE"},
+             {"state", "STATE"},
+             {"dest_qpn", "DEST QPN"},
+             {"sq_psn", "SQ PSN"},
+             {"rq_psn", "RQ PSN"},
+             {"pid", "PID"},
+             {"comm", "COMMAND"},
+             {"held", "HELD"}},
+            {}};
+    for (const auto& q : qps) {
+        const bool is_held = std::find(held.begin(), held.end(), q.lqpn) != held.end();
+        t.rows.push_back({q.dev_name, u64{q.port}, hex24(q.lqpn), kernel_qp_type(q.type), decode::qp_state(q.state),
+                          q.rqpn ? hex24(*q.rqpn) : Value{}, q.sq_psn ? Value{u64{*q.sq_psn}} : Value{},
+                          q.rq_psn ? Value{u64{*q.rq_psn}} : Value{}, q.pid ? Value{u64{*q.pid}} : Value{}, q.comm,
+                          is_held});
+    }
+    p.table("qps", fmt::format("{} QP(s)", qps.size()), t);
+}
+
+}  // namespace qps::fmt_out

@@ -1,0 +1,22 @@
+// Layouts of the `qp` commands' reports.
+#pragma once
+
+#include <vector>
+
+#include "formatters/printer.hpp"
+#include "src/kernel/rdma_netlink.hpp"
+#include "src/qp/session.hpp"
+#include "src/report/qp.hpp"
+
+namespace qps::fmt_out {
+
+void render_qp(const report::QpReport& qp, Printer& p);
+void render_create(const qp::CreateOutcome& outcome, Printer& p);
+void render_modify(const qp::ModifyOutcome& outcome, Printer& p);
+void render_post(const qp::PostOutcome& outcome, Printer& p);
+void render_destroy(const qp::DestroyOutcome& outcome, Printer& p);
+// The kernel's view of QPs (any process); `held` marks those this user's holder holds.
+void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vector<std::uint32_t>& held, Printer& p);
+void render_kernel_qp(const kernel::KernelQp& qp, Printer& p);
+
+}  // namespace qps::fmt_out

@@ -1,0 +1,61 @@
+// The kernel's view of every QP on the host, as `rdma resource show qp`
+// (iproute2, rdma/res-qp.c) reads it: RDMA netlink (NETLINK_RDMA), client
+// RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET dumped once per device. This sees
+// the QPs of every process and of the kernel itself (e.g. the GSI QP1 that
+// ib_core creates on each RoCE/IB port), which verbs cannot.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+struct nlmsghdr;
+
+namespace qps::kernel {
+
+struct KernelQp {
+    std::uint32_t dev_index = 0;
+    std::string dev_name;
+    std::uint32_t port = 0;  // 0 while the QP has no port yet (before RESET→INIT)
+    std::uint32_t lqpn = 0;
+    std::optional<std::uint32_t> rqpn;  // RC and UC only
+    // RDMA_NLDEV_ATTR_RES_TYPE: ib_qp_type (SMI 0, GSI 1, RC 2, UC 3, UD 4,
+    // RAW_PACKET 8, XRC_INI 9, XRC_TGT 10, DRIVER 0xff); equal to
+    // ibv_qp_type for the types verbs has.
+    std::uint8_t type = 0;
+    std::uint8_t state = 0;                       // ib_qp_state (= ibv_qp_state values)
+    std::optional<std::uint8_t> path_mig_state;   // RC, UC, XRC only
+    std::optional<std::uint32_t> sq_psn, rq_psn;  // rq_psn: RC and UC only
+    std::optional<std::uint32_t> pdn;             // user QPs only (restrack id of the PD)
+    // Owner: kernel QPs carry the name of the kernel module that made them
+    // (RDMA_NLDEV_ATTR_RES_KERN_NAME, e.g. "ib_core"); user QPs carry a pid,
+    // and list_kernel_qps() fills comm from /proc/PID/comm (empty when the
+    // process is gone). parse_res_qp_message() leaves comm empty for those.
+    std::optional<std::uint32_t> pid;
+    std::string comm;
+    // RDMA_NLDEV_ATTR_DRIVER key/value pairs in the kernel's order; numbers
+    // as decimal, or as 0x… hex when the driver asks for hex.
+    std::vector<std::pair<std::string, std::string>> driver;
+};
+
+// Dumps all QPs of all RDMA devices (first the device list, RDMA_NLDEV_CMD_GET,
+// then RDMA_NLDEV_CMD_RES_QP_GET per device: the kernel dumps QPs one device
+// at a time). Asks for driver-internal QPs too (RDMA_NLDEV_ATTR_DRIVER_DETAILS,
+// which kernels before 6.7 ignore). Every receive is bounded (5 s) and so is
+// the number of datagrams.
+// Throws SystemError naming the call on socket/bind/send/receive failure
+// (EPROTONOSUPPORT or EPERM: "kernel without RDMA netlink support?"), and on an
+// error reported by the kernel (NLMSG_ERROR, or a negative status in
+// NLMSG_DONE) with that errno; OperationError on a malformed or unexpected reply.
+std::vector<KernelQp> list_kernel_qps();
+
+// Parses one RDMA_NLDEV_CMD_RES_QP_GET reply message (the whole message is
+// nlh->nlmsg_len bytes) and appends its QPs to `out`. Validates the type and
+// length of every attribute it reads, skips unknown attributes, never reads
+// past nlmsg_len. Throws OperationError ("malformed RDMA netlink reply: …")
+// on a malformed message, and then leaves `out` unchanged.
+void parse_res_qp_message(const nlmsghdr* nlh, std::vector<KernelQp>& out);
+
+}  // namespace qps::kernel

@@ -1,0 +1,162 @@
+#include "src/qp/options.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <fmt/format.h>
+
+#include "src/decode/qp.hpp"
+#include "src/error.hpp"
+
+namespace qps::qp {
+
+namespace {
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+    return out;
+}
+
+struct StateName {
+    std::string_view name;
+    ibv_qp_state state;
+};
+constexpr std::array<StateName, 7> state_names{{
+    {"reset", IBV_QPS_RESET},
+    {"init", IBV_QPS_INIT},
+    {"rtr", IBV_QPS_RTR},
+    {"rts", IBV_QPS_RTS},
+    {"sqd", IBV_QPS_SQD},
+    {"sqe", IBV_QPS_SQE},
+    {"err", IBV_QPS_ERR},
+}};
+
+struct MigName {
+    std::string_view name;
+    ibv_mig_state state;
+};
+constexpr std::array<MigName, 3> mig_names{{
+    {"migrated", IBV_MIG_MIGRATED},
+    {"rearm", IBV_MIG_REARM},
+    {"armed", IBV_MIG_ARMED},
+}};
+
+}  // namespace
+
+std::uint64_t parse_uint(const std::string& text, const char* flag, std::uint64_t lo, std::uint64_t hi)
+{
+    std::string_view s = text;
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s.remove_prefix(2);
+        base = 16;
+    }
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+    if (s.empty() || ec != std::errc{} || p != s.data() + s.size() || v < lo || v > hi)
+        throw UsageError(fmt::format("{} '{}': expected a whole number in {}..{} (decimal or 0x hex)", flag, text,
+                                     lo, hi));
+    return v;
+}
+
+std::uint32_t parse_qpn(const std::string& text, const char* what)
+{
+    return static_cast<std::uint32_t>(parse_uint(text, what, 0, 0xffffff));
+}
+
+ibv_qp_state parse_state(const std::string& text, const char* flag)
+{
+    const std::string l = lower(text);
+    for (const auto& s : state_names)
+        if (s.name == l)
+            return s.state;
+    throw UsageError(fmt::format("{} '{}': valid states are reset, init, rtr, rts, sqd, sqe, err", flag, text));
+}
+
+ibv_qp_type parse_qp_type(const std::string& text)
+{
+    const std::string l = lower(text);
+    if (l == "rc")
+        return IBV_QPT_RC;
+    if (l == "uc")
+        return IBV_QPT_UC;
+    if (l == "ud")
+        return IBV_QPT_UD;
+    throw UsageError(fmt::format("--type '{}': valid types are rc, uc, ud", text));
+}
+
+ParsedModify parse_modify_flags(const ModifyFlags& f)
+{
+    ParsedModify out;
+    ModifyRequest& r = out.request;
+    auto num = [](const std::optional<std::string>& text, const char* flag, std::uint64_t lo, std::uint64_t hi,
+                  auto& field) {
+        if (text)
+            field = static_cast<typename std::remove_reference_t<decltype(field)>::value_type>(
+                parse_uint(*text, flag, lo, hi));
+    };
+    auto use = [](const decode::Parsed& p) {
+        if (!p.ok)
+            throw UsageError(p.error);
+        return p.value;
+    };
+    auto timer = [&out](const decode::ParsedCode& p, std::optional<std::uint8_t>& field) {
+        if (!p.ok)
+            throw UsageError(p.error);
+        field = p.code;
+        if (p.from_duration)
+            out.notes.push_back(p.summary);
+    };
+
+    if (f.state)
+        r.state = parse_state(*f.state, "--state");
+    if (f.cur_state)
+        r.cur_state = parse_state(*f.cur_state, "--cur-state");
+    num(f.port, "--port", 1, 255, r.port);
+    num(f.pkey_index, "--pkey-index", 0, 0xffff, r.pkey_index);
+    num(f.qkey, "--qkey", 0, 0xffffffff, r.qkey);
+    if (f.access)
+        r.access = use(decode::parse_access(*f.access));
+    if (f.mtu)
+        r.path_mtu = static_cast<ibv_mtu>(use(decode::parse_mtu_bytes(*f.mtu)));
+    if (f.dest_qpn)
+        r.dest_qpn = parse_qpn(*f.dest_qpn, "--dest-qpn");
+    num(f.rq_psn, "--rq-psn", 0, 0xffffff, r.rq_psn);
+    num(f.sq_psn, "--sq-psn", 0, 0xffffff, r.sq_psn);
+    num(f.max_rd_atomic, "--max-rd-atomic", 0, 255, r.max_rd_atomic);
+    num(f.max_dest_rd_atomic, "--max-dest-rd-atomic", 0, 255, r.max_dest_rd_atomic);
+    if (f.min_rnr_timer)
+        timer(decode::parse_rnr_timer(*f.min_rnr_timer), r.min_rnr_timer);
+    if (f.timeout)
+        timer(decode::parse_timeout(*f.timeout), r.timeout);
+    num(f.retry_cnt, "--retry-cnt", 0, 7, r.retry_cnt);
+    num(f.rnr_retry, "--rnr-retry", 0, 7, r.rnr_retry);
+    if (f.dgid) {
+        r.dgid = parse_gid(*f.dgid);
+        if (!r.dgid)
+            throw UsageError(fmt::format("--dgid '{}': expected a GID in IPv6 form (fe80::1, "
+                                         "0000:...:0201) or an IPv4 address",
+                                         *f.dgid));
+    }
+    num(f.dlid, "--dlid", 0, 0xffff, r.dlid);
+    num(f.sl, "--sl", 0, 15, r.sl);
+    num(f.sgid_index, "--sgid-index", 0, 255, r.sgid_index);
+    num(f.hop_limit, "--hop-limit", 0, 255, r.hop_limit);
+    num(f.traffic_class, "--traffic-class", 0, 255, r.traffic_class);
+    num(f.flow_label, "--flow-label", 0, 0xfffff, r.flow_label);
+    num(f.static_rate, "--static-rate", 0, 255, r.static_rate);
+    if (f.path_mig_state) {
+        const std::string l = lower(*f.path_mig_state);
+        auto it = std::find_if(mig_names.begin(), mig_names.end(), [&](const auto& m) { return m.name == l; });
+        if (it == mig_names.end())
+            throw UsageError(fmt::format("--path-mig-state '{}': valid states are migrated, rearm, armed",
+                                         *f.path_mig_state));
+        r.path_mig_state = it->state;
+    }
+    return out;
+}
+
+}  // namespace qps::qp

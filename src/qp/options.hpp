@@ -1,0 +1,37 @@
+// Text of the `qp modify` / `qp create --to` attribute flags, as typed, and
+// its conversion into a ModifyRequest: names (states, access flags, MTU in
+// bytes, durations for timeout and RNR timer) become codes, and every bad
+// value becomes one UsageError naming the flag, the value and what is valid.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/qp/attributes.hpp"
+
+namespace qps::qp {
+
+struct ModifyFlags {
+    std::optional<std::string> state, cur_state, port, pkey_index, qkey, access, mtu, dest_qpn, rq_psn, sq_psn,
+        max_rd_atomic, max_dest_rd_atomic, min_rnr_timer, timeout, retry_cnt, rnr_retry, dgid, dlid, sl,
+        sgid_index, hop_limit, traffic_class, flow_label, static_rate, path_mig_state;
+};
+
+struct ParsedModify {
+    ModifyRequest request;
+    std::vector<std::string> notes;  // e.g. "--timeout 67ms → code 14 (67.109 ms)"
+};
+
+ParsedModify parse_modify_flags(const ModifyFlags& flags);
+
+// "0x1a", "26" -> 26; a QPN has 24 bits. Throws UsageError naming `what`.
+std::uint32_t parse_qpn(const std::string& text, const char* what = "QPN");
+// A whole number within [lo, hi], decimal or 0x-hex; throws naming `flag`.
+std::uint64_t parse_uint(const std::string& text, const char* flag, std::uint64_t lo, std::uint64_t hi);
+// "reset", "init", "rtr", "rts", "sqd", "sqe", "err" (any case).
+ibv_qp_state parse_state(const std::string& text, const char* flag);
+ibv_qp_type parse_qp_type(const std::string& text);
+
+}  // namespace qps::qp

@@ -1,0 +1,208 @@
+#include "src/report/qp.hpp"
+
+#include <array>
+#include <fmt/format.h>
+
+#include "src/decode/gid.hpp"
+#include "src/decode/port.hpp"
+#include "src/decode/qp.hpp"
+
+namespace qps::report {
+
+namespace {
+
+using qp::Json;
+
+// Port error counters worth reading when a QP failed, with what each counts.
+// Names from the kernel's sysfs counters/ (IB PortCounters) and the
+// hw_counters/ of rxe and mlx5.
+struct ErrorCounter {
+    std::string_view name;
+    std::string_view meaning;
+};
+constexpr std::array<ErrorCounter, 22> error_counters{{
+    {"retry_exceeded_err", "requests that ended in transport retry counter exceeded"},
+    {"retry_rnr_exceeded_err", "requests that ended in RNR retry counter exceeded"},
+    {"completer_retry_err", "retries the requester made after an ACK timeout"},
+    {"rcvd_rnr_err", "RNR NAKs received (peer had no receive posted)"},
+    {"send_rnr_err", "RNR NAKs sent (this side had no receive posted)"},
+    {"rcvd_seq_err", "sequence-error NAKs received (PSN mismatch or lost packets)"},
+    {"out_of_seq_request", "requests received with an unexpected PSN"},
+    {"duplicate_request", "duplicate requests received (the peer retried)"},
+    {"send_err", "packets the device failed to send"},
+    {"link_downed", "times the link went down"},
+    {"local_ack_timeout_err", "ACK timeouts on this side's requests"},
+    {"rnr_nak_retry_err", "requests that ended in RNR retry counter exceeded"},
+    {"out_of_sequence", "packets received out of sequence"},
+    {"packet_seq_err", "NAK sequence errors received"},
+    {"implied_nak_seq_err", "implied NAK sequence errors (read/atomic responses lost)"},
+    {"req_cqe_error", "requester completions with an error"},
+    {"resp_cqe_error", "responder completions with an error"},
+    {"symbol_error", "physical symbol errors on the link"},
+    {"link_error_recovery", "link error recoveries"},
+    {"port_rcv_errors", "packets received with errors"},
+    {"port_xmit_discards", "packets discarded on send (port down or congested)"},
+    {"local_link_integrity_errors", "local link integrity errors"},
+}};
+
+// What to check after a completion error, by status.
+struct Advice {
+    ibv_wc_status status;
+    std::string_view checks;  // ';'-separated
+};
+constexpr std::array<Advice, 6> advice{{
+    {IBV_WC_RETRY_EXC_ERR, "is the peer QP still there and in RTR/RTS?;does dest-qpn name the peer's QPN?;does "
+                           "dgid name the peer's GID and sgid-index a GID of the same type (RoCE v2) on this "
+                           "port?;is the path MTU at most both ports' active MTU?;do this sq-psn and the peer's "
+                           "rq-psn agree?;is the link up on both sides?"},
+    {IBV_WC_RNR_RETRY_EXC_ERR, "does the peer post receives before sends arrive?;raise the peer's min-rnr-timer "
+                               "or this QP's rnr-retry (7 = retry forever)"},
+    {IBV_WC_REM_ACCESS_ERR, "is the rkey the peer's current one?;does the remote address range lie inside the "
+                            "peer's memory region?;does the peer QP's access include remote_write/remote_read?"},
+    {IBV_WC_REM_INV_REQ_ERR, "does the peer QP's access allow this operation?;is max-dest-rd-atomic on the peer "
+                             "at least this QP's max-rd-atomic?"},
+    {IBV_WC_LOC_PROT_ERR, "is the lkey the one of the region holding the buffer?;does the buffer lie inside "
+                          "it?;was the region registered with local_write for receives?"},
+    {IBV_WC_LOC_LEN_ERR, "is the peer's receive buffer at least the message size?;on UD, is the message within "
+                         "the path MTU?"},
+}};
+
+std::vector<std::string> split_checks(std::string_view s)
+{
+    std::vector<std::string> out;
+    while (!s.empty()) {
+        const auto semi = s.find(';');
+        out.emplace_back(s.substr(0, semi));
+        if (semi == std::string_view::npos)
+            break;
+        s.remove_prefix(semi + 1);
+    }
+    return out;
+}
+
+AddressReport address(const Json& ah, const Json* sgid)
+{
+    AddressReport a;
+    a.dlid = ah.at("dlid").get<std::uint16_t>();
+    a.sl = ah.at("sl").get<std::uint8_t>();
+    a.port = ah.at("port_num").get<std::uint8_t>();
+    a.src_path_bits = ah.at("src_path_bits").get<std::uint8_t>();
+    a.static_rate = decode::static_rate(ah.at("static_rate").get<int>());
+    a.global = ah.at("is_global").get<int>() != 0;
+    a.dgid = ah.at("dgid").get<std::string>();
+    a.flow_label = ah.at("flow_label").get<std::uint32_t>();
+    a.sgid_index = ah.at("sgid_index").get<std::uint8_t>();
+    a.hop_limit = ah.at("hop_limit").get<std::uint8_t>();
+    const auto tc = decode::traffic_class(ah.at("traffic_class").get<std::uint8_t>());
+    a.traffic_class = decode::Decoded::named(tc.raw, fmt::format("DSCP {}, ECN {}", tc.dscp, tc.ecn_name));
+    a.dscp = tc.dscp;
+    a.ecn = decode::Decoded::named(tc.ecn, std::string(tc.ecn_name));
+    if (sgid && sgid->is_object()) {
+        a.sgid = sgid->value("gid", "");
+        if (sgid->contains("type"))
+            a.sgid_type = decode::gid_type(sgid->at("type").get<int>());
+    }
+    return a;
+}
+
+Diagnosis diagnose(const QpReport& r, const Json& held)
+{
+    Diagnosis d;
+    d.port_state = decode::port_state(held.value("port_state", 0));
+    if (r.last_error) {
+        d.summary = fmt::format("the last completion failed with {}: {}", *r.last_error->status.name,
+                                r.last_error->meaning);
+        for (const auto& a : advice)
+            if (a.status == r.last_error->status.raw)
+                d.checks = split_checks(a.checks);
+    } else {
+        d.summary = fmt::format("the QP is in {} with no failed completion recorded by the holder: it was moved "
+                                "there by a modify, or by an asynchronous error (QP fatal, port down)",
+                                *r.state.name);
+    }
+    if (d.port_state.raw != IBV_PORT_ACTIVE)
+        d.checks.insert(d.checks.begin(), fmt::format("port {} is {}, not ACTIVE", r.port, *d.port_state.name));
+    d.checks.push_back("a QP in ERR must go to RESET (qp modify --state reset) and be set up again");
+    for (const char* dir : {"counters", "hw_counters"}) {
+        const auto set = kernel::read_port_counters(r.device, r.port, dir);
+        for (const auto& c : set.counters)
+            for (const auto& e : error_counters)
+                if (e.name == c.name && c.value)
+                    d.error_counters.push_back({c.name, *c.value, e.meaning});
+    }
+    return d;
+}
+
+}  // namespace
+
+CompletionReport build_completion(const Json& wc)
+{
+    CompletionReport c;
+    const int status = wc.at("status").get<int>();
+    c.status = decode::wc_status(status);
+    c.meaning = std::string(decode::wc_status_meaning(status));
+    c.vendor_err = wc.at("vendor_err").get<std::uint32_t>();
+    c.opcode = decode::wc_opcode(wc.at("opcode").get<int>());
+    c.byte_len = wc.at("byte_len").get<std::uint32_t>();
+    return c;
+}
+
+QpReport build_qp_report(const Json& held)
+{
+    const Json& a = held.at("attr");
+    const Json& init = a.at("init");
+    QpReport r;
+    r.qpn = held.at("qpn").get<std::uint32_t>();
+    r.device = held.at("device").get<std::string>();
+    r.type = decode::qp_type(init.at("qp_type").get<int>());
+    r.state = decode::qp_state(a.at("qp_state").get<int>());
+    r.path_mtu = decode::path_mtu(a.at("path_mtu").get<int>());
+    r.mig_state = decode::mig_state(a.at("path_mig_state").get<int>());
+    r.port = a.at("port_num").get<std::uint8_t>();
+    if (r.port == 0)
+        r.port = held.at("port").get<std::uint8_t>();
+    r.qkey = a.at("qkey").get<std::uint32_t>();
+    r.rq_psn = a.at("rq_psn").get<std::uint32_t>();
+    r.sq_psn = a.at("sq_psn").get<std::uint32_t>();
+    r.dest_qpn = a.at("dest_qp_num").get<std::uint32_t>();
+    r.access = decode::access_flags(a.at("qp_access_flags").get<std::uint32_t>());
+    const Json& cap = init.at("cap");
+    r.caps = {cap.at("max_send_wr").get<std::uint32_t>(), cap.at("max_recv_wr").get<std::uint32_t>(),
+              cap.at("max_send_sge").get<std::uint32_t>(), cap.at("max_recv_sge").get<std::uint32_t>(),
+              cap.at("max_inline_data").get<std::uint32_t>()};
+    r.sq_sig_all = init.at("sq_sig_all").get<int>() != 0;
+    r.sq_draining = a.at("sq_draining").get<int>() != 0;
+    const Json* sgid = held.contains("sgid") ? &held.at("sgid") : nullptr;
+    r.av = address(a.at("ah_attr"), sgid);
+    r.alt_av = address(a.at("alt_ah_attr"), nullptr);
+    r.pkey_index = a.at("pkey_index").get<std::uint16_t>();
+    r.alt_pkey_index = a.at("alt_pkey_index").get<std::uint16_t>();
+    if (held.contains("pkey"))
+        r.pkey = held.at("pkey").get<std::uint16_t>();
+    r.max_rd_atomic = a.at("max_rd_atomic").get<std::uint8_t>();
+    r.max_dest_rd_atomic = a.at("max_dest_rd_atomic").get<std::uint8_t>();
+    r.alt_port = a.at("alt_port_num").get<std::uint8_t>();
+    const int timeout = a.at("timeout").get<int>(), retry = a.at("retry_cnt").get<int>();
+    const int rnr_timer = a.at("min_rnr_timer").get<int>(), rnr_retry = a.at("rnr_retry").get<int>();
+    r.min_rnr_timer = decode::rnr_timer(rnr_timer);
+    r.timeout = decode::local_ack_timeout(timeout);
+    r.retry_cnt = decode::retry_cnt(retry);
+    r.rnr_retry = decode::rnr_retry(rnr_retry);
+    r.alt_timeout = decode::local_ack_timeout(a.at("alt_timeout").get<int>());
+    r.retry_exceeded_wait_us = decode::retry_exceeded_wait_us(timeout, retry);
+    // The RNR wait uses the responder's timer; ours is the best estimate when
+    // both sides were set up alike.
+    r.rnr_exceeded_wait_ms = decode::rnr_exceeded_wait_ms(rnr_timer, rnr_retry);
+    r.rate_limit_kbps = a.at("rate_limit").get<std::uint32_t>();
+    if (held.contains("last_error"))
+        r.last_error = build_completion(held.at("last_error"));
+    const Json& buf = held.at("buffer");
+    r.buffer_addr = buf.at("addr").get<std::uint64_t>();
+    r.buffer_size = buf.at("size").get<std::uint64_t>();
+    r.buffer_rkey = buf.at("rkey").get<std::uint32_t>();
+    if (r.state.raw == IBV_QPS_ERR || r.state.raw == IBV_QPS_SQE)
+        r.diagnosis = diagnose(r, held);
+    return r;
+}
+
+}  // namespace qps::report

@@ -1,0 +1,85 @@
+#include "src/verbs/gid_choice.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+#include <infiniband/verbs.h>
+
+#include "src/decode/gid.hpp"
+#include "src/verbs/handles.hpp"
+
+namespace qps::verbs {
+
+namespace {
+
+int rank(const GidCandidate& c)
+{
+    const bool v4 = decode::gid_ipv4(c.gid).has_value();
+    switch (c.type) {
+    case IBV_GID_TYPE_ROCE_V2: return v4 ? 0 : 1;
+    case IBV_GID_TYPE_ROCE_V1: return v4 ? 2 : 3;
+    default: return 4;
+    }
+}
+
+std::string describe(const GidCandidate& c)
+{
+    const auto v4 = decode::gid_ipv4(c.gid);
+    return fmt::format("{}{}", *decode::gid_type(c.type).name, v4 ? fmt::format(" with IPv4 {}", *v4) : "");
+}
+
+}  // namespace
+
+GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optional<std::uint32_t> wanted)
+{
+    GidChoice choice;
+    const GidCandidate* best = nullptr;
+    for (const auto& c : candidates) {
+        if (wanted && c.index != *wanted)
+            continue;
+        if (!best || rank(c) < rank(*best) || (rank(c) == rank(*best) && c.index < best->index))
+            best = &c;
+    }
+    if (!best)
+        return choice;
+    choice.found = true;
+    choice.index = static_cast<std::uint8_t>(best->index);
+    choice.gid = best->gid;
+    choice.why = wanted ? fmt::format("index {} as asked ({})", best->index, describe(*best))
+                        : fmt::format("{} — RoCE v2 with an IPv4 address is preferred, then RoCE v2, RoCE v1, "
+                                      "IB; lowest index first",
+                                      describe(*best));
+    return choice;
+}
+
+GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted)
+{
+    int n = 0;
+    DeviceList list(ibv_get_device_list(&n));
+    if (!list || n == 0)
+        return {};
+    ibv_device* dev = nullptr;
+    for (int i = 0; i < n && !dev; ++i)
+        if (device.empty() || device == ibv_get_device_name(list.get()[i]))
+            dev = list.get()[i];
+    if (!dev)
+        return {};
+    Context ctx(ibv_open_device(dev));
+    ibv_port_attr pa{};
+    if (!ctx || ibv_query_port(ctx.get(), port, &pa) != 0)
+        return {};
+    std::vector<GidCandidate> candidates;
+    for (int i = 0; i < pa.gid_tbl_len; ++i) {
+        ibv_gid_entry e{};
+        if (ibv_query_gid_ex(ctx.get(), port, static_cast<std::uint32_t>(i), &e, 0) != 0)
+            continue;
+        GidCandidate c{static_cast<std::uint32_t>(i), {}, static_cast<int>(e.gid_type)};
+        std::memcpy(c.gid.data(), e.gid.raw, 16);
+        candidates.push_back(c);
+    }
+    GidChoice choice = choose_among(candidates, wanted);
+    choice.active_mtu = pa.active_mtu;
+    return choice;
+}
+
+}  // namespace qps::verbs

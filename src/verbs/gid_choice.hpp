@@ -1,0 +1,40 @@
+// Picking the GID a connection should use on a port: RoCE v2 with an
+// IPv4-mapped address first, then other RoCE v2, then RoCE v1, then IB;
+// lowest index within a rank. The reason is returned for the user.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qps::verbs {
+
+struct GidCandidate {
+    std::uint32_t index;
+    std::array<std::uint8_t, 16> gid;
+    int type;  // IBV_GID_TYPE_*
+};
+
+struct GidChoice {
+    bool found = false;
+    std::uint8_t index = 0;
+    std::array<std::uint8_t, 16> gid{};
+    int active_mtu = 0;  // the port's active MTU (ibv_mtu), 0 if unknown
+    std::string why;
+};
+
+// Pure ranking (unit-tested): the best of `candidates`, or of the one
+// with `wanted` index when given.
+GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optional<std::uint32_t> wanted);
+
+// Reads the port's GID table (device "" = the first) and chooses.
+GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted);
+
+}  // namespace qps::verbs
+
+namespace qps::qp {
+using verbs::choose_gid;
+using verbs::GidChoice;
+}  // namespace qps::qp

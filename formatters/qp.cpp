@@ -279,9 +279,11 @@ void render_post(const qp::PostOutcome& o, Printer& p)
 
 void render_destroy(const qp::DestroyOutcome& o, Printer& p)
 {
-    ListScope list(p, "destroyed", "destroyed");
-    for (auto qpn : o.destroyed)
-        p.field("", "QP", hex24(qpn));
+    {
+        ListScope list(p, "destroyed", "destroyed");
+        for (auto qpn : o.destroyed)
+            p.field("", "QP", hex24(qpn));
+    }
     p.field("holder_exits", "holder exits", o.holder_exits);
 }
 

@@ -4,6 +4,8 @@ namespace qps::cli {
 
 void add_attribute_flags(CLI::App* cmd, qp::ModifyFlags& f)
 {
+    // A flag given twice: the last one wins, as in most tools.
+    cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     const char* g = "QP attributes";
     cmd->add_option("--port", f.port, "Physical port (1-based)")->group(g);
     cmd->add_option("--pkey-index", f.pkey_index, "P_Key table index")->group(g);

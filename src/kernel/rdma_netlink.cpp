@@ -136,7 +136,8 @@ void for_each_message_attr(const nlmsghdr* nlh, std::uint16_t expected_type, con
     if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN)
         malformed(fmt::format("{}: message length {} is shorter than its header", what, nlh->nlmsg_len));
     if (nlh->nlmsg_type != expected_type)
-        malformed(fmt::format("{}: message type {:#x}, expected {:#x}", what, nlh->nlmsg_type, expected_type));
+        malformed(fmt::format("{}: message type {:#x}, expected {:#x}", what, nlh->nlmsg_type,
+                              expected_type));
     for_each_attr(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh), what, f);
 }
 
@@ -238,7 +239,10 @@ KernelQp parse_qp_entry(const nlattr* entry, std::uint32_t dev_index, const std:
         default: break;  // attributes of newer kernels
         }
     });
-    const char* missing = !have_lqpn ? "RES_LQPN" : !have_type ? "RES_TYPE" : !have_state ? "RES_STATE" : nullptr;
+    const char* missing = !have_lqpn    ? "RES_LQPN"
+                          : !have_type  ? "RES_TYPE"
+                          : !have_state ? "RES_STATE"
+                                        : nullptr;
     if (missing)
         malformed(fmt::format("a QP entry of {} has no RDMA_NLDEV_ATTR_{}", dev_name, missing));
     return qp;
@@ -250,7 +254,11 @@ struct CloseMnl {
     void operator()(mnl_socket* s) const noexcept { mnl_socket_close(s); }
 };
 
-std::string hint_for(int err) { return err == EPROTONOSUPPORT || err == EPERM ? no_netlink_hint : ""; }
+// Callers copy errno before building the call's name (allocation may change it).
+[[noreturn]] void fail(const std::string& call, int err)
+{
+    throw SystemError(call, err, err == EPROTONOSUPPORT || err == EPERM ? no_netlink_hint : "");
+}
 
 // One NETLINK_RDMA socket; dump() sends a request with a fresh sequence number
 // and feeds every reply message to a callback until NLMSG_DONE.
@@ -259,13 +267,17 @@ public:
     RdmaNetlink()
     {
         sock_.reset(mnl_socket_open2(NETLINK_RDMA, SOCK_CLOEXEC));
-        if (!sock_)
-            throw SystemError("socket(AF_NETLINK, NETLINK_RDMA)", errno, hint_for(errno));
-        if (mnl_socket_bind(sock_.get(), 0, MNL_SOCKET_AUTOPID) < 0)
-            throw SystemError("bind(NETLINK_RDMA)", errno, hint_for(errno));
+        if (int err = errno; !sock_)
+            fail("socket(AF_NETLINK, NETLINK_RDMA)", err);
+        if (mnl_socket_bind(sock_.get(), 0, MNL_SOCKET_AUTOPID) < 0) {
+            const int err = errno;
+            fail("bind(NETLINK_RDMA)", err);
+        }
         const timeval tv{recv_timeout_seconds, 0};
-        if (::setsockopt(mnl_socket_get_fd(sock_.get()), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0)
-            throw SystemError("setsockopt(NETLINK_RDMA, SO_RCVTIMEO)", errno);
+        if (::setsockopt(mnl_socket_get_fd(sock_.get()), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0) {
+            const int err = errno;
+            fail("setsockopt(NETLINK_RDMA, SO_RCVTIMEO)", err);
+        }
         portid_ = mnl_socket_get_portid(sock_.get());
         seq_ = static_cast<std::uint32_t>(std::time(nullptr));
     }
@@ -283,8 +295,10 @@ public:
             mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, *dev_index);
         if (cmd == RDMA_NLDEV_CMD_RES_QP_GET)
             mnl_attr_put_u8(nlh, attr_driver_details, 1);  // driver-internal QPs too
-        if (mnl_socket_sendto(sock_.get(), nlh, nlh->nlmsg_len) < 0)
-            throw SystemError("sendto(NETLINK_RDMA, " + what + ")", errno, hint_for(errno));
+        if (mnl_socket_sendto(sock_.get(), nlh, nlh->nlmsg_len) < 0) {
+            const int err = errno;
+            fail("sendto(NETLINK_RDMA, " + what + ")", err);
+        }
         receive_until_done(nlh->nlmsg_seq, what, on_message);
     }
 
@@ -296,13 +310,14 @@ private:
         for (int n = 0; n < max_datagrams_per_dump; ++n) {
             const ssize_t got = mnl_socket_recvfrom(sock_.get(), buf_.data(), buf_.size());
             if (got < 0) {
-                if (errno == EINTR)
+                const int err = errno;
+                if (err == EINTR)
                     continue;
-                if (errno == EAGAIN || errno == EWOULDBLOCK)
+                if (err == EAGAIN || err == EWOULDBLOCK)
                     throw SystemError(call, ETIMEDOUT,
                                       fmt::format("the kernel did not finish the reply within {} s",
                                                   recv_timeout_seconds));
-                throw SystemError(call, errno);  // ENOSPC: a datagram larger than our buffer
+                fail(call, err);  // ENOSPC: a datagram larger than our buffer
             }
             int left = static_cast<int>(got);
             const auto* nlh = reinterpret_cast<const nlmsghdr*>(buf_.data());
@@ -310,7 +325,8 @@ private:
                 if (nlh->nlmsg_seq != seq)
                     malformed(fmt::format("{}: sequence number {}, expected {}", what, nlh->nlmsg_seq, seq));
                 if (nlh->nlmsg_pid != portid_)
-                    malformed(fmt::format("{}: addressed to port id {}, we are {}", what, nlh->nlmsg_pid, portid_));
+                    malformed(fmt::format("{}: addressed to port id {}, we are {}", what, nlh->nlmsg_pid,
+                                          portid_));
                 switch (nlh->nlmsg_type) {
                 case NLMSG_NOOP: break;
                 case NLMSG_OVERRUN: malformed(what + ": the kernel reports an overrun");
@@ -321,7 +337,7 @@ private:
                     std::memcpy(&e, mnl_nlmsg_get_payload(nlh), sizeof e);
                     if (e.error == 0)
                         break;  // an acknowledgement: nothing to report
-                    throw SystemError(what, -e.error, hint_for(-e.error));
+                    fail(what, -e.error);
                 }
                 case NLMSG_DONE: {
                     // A dump that failed part-way puts its negative errno here.
@@ -329,14 +345,15 @@ private:
                     if (mnl_nlmsg_get_payload_len(nlh) >= sizeof status)
                         std::memcpy(&status, mnl_nlmsg_get_payload(nlh), sizeof status);
                     if (status < 0)
-                        throw SystemError(what, -status);
+                        fail(what, -status);
                     return;
                 }
                 default: on_message(nlh);
                 }
             }
             if (left > 0)
-                malformed(fmt::format("{}: datagram ends in {} byte(s) that are not a whole message", what, left));
+                malformed(fmt::format("{}: datagram ends in {} byte(s) that are not a whole message", what,
+                                      left));
         }
         throw OperationError(fmt::format("RDMA netlink {}: no NLMSG_DONE after {} datagrams", what,
                                          max_datagrams_per_dump));
@@ -357,12 +374,13 @@ Device parse_dev_message(const nlmsghdr* nlh)
 {
     std::optional<std::uint32_t> index;
     std::optional<std::string> name;
-    for_each_message_attr(nlh, nldev_type(RDMA_NLDEV_CMD_GET), "device message", [&](const nlattr* a, std::uint16_t t) {
-        if (t == RDMA_NLDEV_ATTR_DEV_INDEX)
-            index = mnl_attr_get_u32(a);
-        else if (t == RDMA_NLDEV_ATTR_DEV_NAME)
-            name = mnl_attr_get_str(a);
-    });
+    for_each_message_attr(nlh, nldev_type(RDMA_NLDEV_CMD_GET), "device message",
+                          [&](const nlattr* a, std::uint16_t t) {
+                              if (t == RDMA_NLDEV_ATTR_DEV_INDEX)
+                                  index = mnl_attr_get_u32(a);
+                              else if (t == RDMA_NLDEV_ATTR_DEV_NAME)
+                                  name = mnl_attr_get_str(a);
+                          });
     if (!index || !name)
         malformed("a device message without RDMA_NLDEV_ATTR_DEV_INDEX or DEV_NAME");
     return {*index, std::move(*name)};

@@ -1,0 +1,169 @@
+# Lab cases: the QP lifecycle through the holder (`qpscope qp ...`).
+# Sourced by tests/lab/run-all with $q set. Uses jq on --json output.
+
+jqo() { jq -r "$1" <<<"$out"; }   # a field of the last run's stdout
+non_gsi_qps() { rdma resource show qp | grep -v 'type GSI' | grep -c . ; }
+
+case_ "qp: two QPs created in separate commands"
+run "$q" --json qp create -d rxe0
+expect_rc 0
+A=$(jqo '.qps[0].qpn.raw')
+expect_true "state RESET, caps granted" test "$(jqo '.qps[0].state.name')/$(jqo '.qps[0].granted.max_send_wr >= 16')" = "RESET/true"
+run "$q" --json qp create -d rxe0
+B=$(jqo '.qps[0].qpn.raw')
+expect_true "two distinct QPNs ($A, $B)" test -n "$A" -a -n "$B" -a "$A" != "$B"
+run "$q" --json qp list --held
+expect_true "qp list marks both as held" test "$(jqo '[.qps[] | select(.held)] | length')" = 2
+
+case_ "qp: RESET → INIT step by step"
+for qpn in "$A" "$B"; do
+  run "$q" --json qp modify "$qpn" --state init --port 1 --pkey-index 0 --access local_write,remote_write,remote_read
+  expect_rc 0
+  expect_true "QP $qpn is INIT" test "$(jqo '.modify.qp.state.name')" = INIT
+done
+
+case_ "qp: failed checks name the attribute and leave the QP as it was"
+rtr=(--state rtr --dgid 192.0.2.1 --sgid-index 1 --mtu 1024 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 12)
+run "$q" qp modify "$A" "${rtr[@]}"
+expect_rc 2; expect_err_lines 1; expect_err_has "INIT→RTR on RC needs"; expect_err_has "dest-qpn (missing)"
+run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn "$B" --sgid-index 9
+expect_rc 2; expect_err_has "sgid-index 9 is not a valid GID entry of port 1: valid indices are 0, 1"
+run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn "$B" --mtu 4096
+expect_rc 2; expect_err_has "mtu 4096 is above port 1's active MTU of 1024 bytes"
+run "$q" qp modify "$A" --state rts --sq-psn 0
+expect_rc 2; expect_err_has "INIT→RTS"
+run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn 0x1000000
+expect_rc 2; expect_err_has "--dest-qpn '0x1000000'"
+run "$q" --json qp modify "$A" "${rtr[@]}" --dest-qpn "$B" --dry-run
+expect_rc 0
+expect_true "dry run names the mask it would send" test "$(jqo '.modify.mask.names | join(",")')" = \
+  "STATE,AV,PATH_MTU,RQ_PSN,MIN_RNR_TIMER,MAX_DEST_RD_ATOMIC,DEST_QPN"
+expect_true "dry run lists the checks that passed" test "$(jqo '.modify.checks_passed | length')" -ge 4
+run "$q" --json qp query "$A"
+expect_true "QP still INIT after every refused or dry request" test "$(jqo '.qp.state.name')" = INIT
+
+case_ "qp: INIT → RTR → RTS, connected to each other"
+run "$q" --json qp modify "$A" "${rtr[@]}" --dest-qpn "$B"
+expect_rc 0; expect_true "A is RTR" test "$(jqo '.modify.qp.state.name')" = RTR
+run "$q" --json qp modify "$B" "${rtr[@]}" --dest-qpn "$A"
+expect_rc 0
+for qpn in "$A" "$B"; do
+  run "$q" qp modify "$qpn" --state rts --sq-psn 0 --timeout 67ms --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 1
+  expect_rc 0; expect_out_has "67ms → code 14"
+done
+
+case_ "qp: post completes a send, an RDMA write and an RDMA read"
+run "$q" --json qp post "$A" --op send -s 64
+expect_rc 0
+expect_true "send SUCCESS, peer got 64 bytes" test \
+  "$(jqo '.post.completion.status.name')/$(jqo '.post.peer_completion.opcode.name')/$(jqo '.post.peer_completion.byte_len')" = "SUCCESS/RECV/64"
+run "$q" --json qp post "$A" --op write -s 4096
+expect_rc 0; expect_true "write SUCCESS" test "$(jqo '.post.completion.status.name')" = SUCCESS
+run "$q" --json qp post "$B" --op read -s 128
+expect_rc 0; expect_true "read SUCCESS" test "$(jqo '.post.completion.opcode.name')/$(jqo '.post.completion.status.name')" = "RDMA_READ/SUCCESS"
+
+case_ "qp: query shows every attribute as set"
+run "$q" --json qp query "$A"
+expect_rc 0
+expect_true "attributes as set" python3 -c '
+import json, sys
+q = json.loads(sys.argv[1])["qp"]; b = int(sys.argv[2])
+assert q["state"]["name"] == "RTS", q["state"]
+assert q["type"]["name"] == "RC"
+assert q["dest_qpn"]["raw"] == b, q["dest_qpn"]
+assert q["path_mtu"] == {"raw": 3, "bytes": 1024.0}, q["path_mtu"]
+assert q["access"]["names"] == ["LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ"], q["access"]
+assert q["pkey_index"] == 0 and q["pkey"] == "0xffff"
+assert q["timeout"]["raw"] == 14 and abs(q["timeout"]["us"] - 67108.864) < 1e-6, q["timeout"]
+assert q["retry_cnt"]["raw"] == 7 and q["rnr_retry"]["raw"] == 7 and q["rnr_retry"]["name"] == "infinite"
+assert q["min_rnr_timer"]["raw"] == 12 and q["min_rnr_timer"]["ms"] == 0.64, q["min_rnr_timer"]
+assert abs(q["retry_exceeded_wait"]["us"] - 67108.864 * 8) < 1e-3, q["retry_exceeded_wait"]
+assert q["max_rd_atomic"] == 1 and q["max_dest_rd_atomic"] == 1
+av = q["address_vector"]
+assert av["is_global"] and av["dgid"] == "::ffff:192.0.2.1" and av["sgid_index"] == 1, av
+assert av["sgid_type"]["name"] == "RoCE v2", av
+assert q["sq_psn"] >= 1  # three requests went out
+' "$out" "$B"
+
+case_ "qp: a dead peer gives transport retry counter exceeded after about the derived wait"
+run "$q" --json qp create -d rxe0 --pair --timeout 10 --retry-cnt 3
+expect_rc 0
+A2=$(jqo '.qps[0].qpn.raw'); B2=$(jqo '.qps[1].qpn.raw')
+expect_true "the pair is RTS, each pointing at the other" test \
+  "$(jqo '.qps[0].state.name')/$(jqo '.qps[1].state.name')" = "RTS/RTS"
+run "$q" qp destroy "$B2"
+expect_rc 0
+run "$q" --json qp post "$A2" --op send
+expect_rc 1
+expect_true "completion is RETRY_EXC_ERR" test "$(jqo '.post.completion.status.name')" = RETRY_EXC_ERR
+derived_ms=$(python3 -c 'print(4.096 * 2**10 * (3 + 1) / 1000)')
+waited_ms=$(jqo '.post.waited_ms')
+echo "   info derived wait ${derived_ms} ms, waited ${waited_ms} ms"
+expect_true "waited about the derived wait (0.5x..10x)" python3 -c '
+import sys; d, w = float(sys.argv[1]), float(sys.argv[2]); assert 0.5 * d <= w <= 10 * d, (d, w)' "$derived_ms" "$waited_ms"
+run "$q" --json qp query "$A2"
+expect_true "query: ERR with a diagnosis naming the error and the counters" python3 -c '
+import json, sys
+q = json.loads(sys.argv[1])["qp"]
+assert q["state"]["name"] == "ERR", q["state"]
+assert q["last_error"]["status"]["name"] == "RETRY_EXC_ERR"
+d = q["diagnosis"]
+assert "RETRY_EXC_ERR" in d["summary"], d["summary"]
+assert any("dest-qpn" in c for c in d["checks"]), d["checks"]
+c = {x["name"]: x["value"] for x in d["error_counters"]}
+assert c.get("retry_exceeded_err", 0) >= 1, c
+' "$out"
+run "$q" qp query "$A2"
+expect_out_has "diagnosis"; expect_out_has "what happened"
+
+case_ "qp: bad input and refused caps"
+run "$q" qp modify 0xzz --state init
+expect_rc 2; expect_err_has "QPN '0xzz'"
+run "$q" qp query 999999
+expect_rc 2; expect_err_has "no QP 0xf423f"
+run "$q" qp create -d rxe0 --send-wr 2000000
+expect_rc 2; expect_err_has "--send-wr 2000000 exceeds rxe0's max_qp_wr"
+run "$q" qp create -d rxe0 --max-inline 100000
+expect_rc 2; expect_err_has "rxe0 refused --max-inline 100000: the largest it accepts"
+run "$q" qp create -d nosuch0
+expect_rc 2; expect_err_has "unknown device 'nosuch0'"
+run "$q" qp modify "$A" --access remote_sing
+expect_rc 2; expect_err_has "remote_sing"
+
+case_ "qp: another user cannot reach the holder"
+run setpriv --reuid 65534 --regid 65534 --clear-groups env QPSCOPE_HOLDER_DIR=/tmp/qpscope-0 "$q" qp destroy --all
+expect_rc 2; expect_err_has "belongs to uid 0, not to you (uid 65534)"
+run setpriv --reuid 65534 --regid 65534 --clear-groups "$q" qp post "$A"
+expect_rc 1; expect_err_has "no holder is running"
+
+case_ "qp: query of another process's QP (ib_send_lat) through the kernel view"
+ib_send_lat -x 1 -d rxe0 -n 100000000 >/dev/null 2>&1 &
+server=$!
+sleep 1
+timeout 120 ib_send_lat -x 1 -d rxe0 -n 100000000 127.0.0.1 >/dev/null 2>&1 &
+client=$!
+sleep 3
+run "$q" --json qp list --pid "$server"
+expect_true "ib_send_lat's server has one RC QP" test "$(jqo '.qps | length')/$(jqo '.qps[0].type.name')" = "1/RC"
+qpn=$(jqo '.qps[0].qpn.raw')
+run "$q" --json qp query "$qpn"
+expect_rc 0
+expect_true "RTS, its pid and command name, not held" test \
+  "$(jqo '.qp.state.name')/$(jqo '.qp.pid')/$(jqo '.qp.comm')/$(jqo '.qp.held')" = "RTS/$server/ib_send_lat/false"
+kill "$server" "$client" 2>/dev/null; wait "$server" "$client" 2>/dev/null
+
+case_ "qp: destroy --all leaves nothing registered"
+run "$q" --json qp destroy --all
+expect_rc 0; expect_true "holder exits" test "$(jqo '.destroyed | length')/$(jqo '.holder_exits')" = "3/true"
+sleep 1
+expect_true "no QP of ours in rdma resource show qp" test "$(non_gsi_qps)" = 0
+expect_true "no holder process" bash -c '! pgrep -x qpscope-holder'
+run "$q" qp list --held
+expect_rc 0; expect_out_has "0 QP(s)"
+
+case_ "qp: an idle holder exits by itself and releases everything"
+run "$q" qp create -d rxe0 --idle-timeout 2
+expect_rc 0
+sleep 4
+expect_true "holder gone after its idle timeout" bash -c '! pgrep -x qpscope-holder'
+expect_true "its QP released" test "$(non_gsi_qps)" = 0

@@ -40,6 +40,16 @@ Value wait_us(const std::optional<double>& us)
                                      "us", *us);
 }
 
+void render_caps(const report::Caps& c, std::string_view key, std::string_view heading, Printer& p)
+{
+    ObjectScope scope(p, key, heading);
+    p.field("max_send_wr", "max send WR", u64{c.max_send_wr});
+    p.field("max_recv_wr", "max recv WR", u64{c.max_recv_wr});
+    p.field("max_send_sge", "max send SGE", u64{c.max_send_sge});
+    p.field("max_recv_sge", "max recv SGE", u64{c.max_recv_sge});
+    p.field("max_inline_data", "max inline data", u64{c.max_inline_data});
+}
+
 void render_completion(const report::CompletionReport& c, Printer& p)
 {
     p.field("status", "status", c.status);
@@ -115,14 +125,7 @@ void render_qp_fields(const report::QpReport& q, Printer& p)
     p.field("sq_sig_all", "signal all sends", q.sq_sig_all);
     p.field("sq_draining", "SQ draining", q.sq_draining);
     p.field("rate_limit_kbps", "rate limit (kb/s)", u64{q.rate_limit_kbps});
-    {
-        ObjectScope caps(p, "caps", "caps");
-        p.field("max_send_wr", "max send WR", u64{q.caps.max_send_wr});
-        p.field("max_recv_wr", "max recv WR", u64{q.caps.max_recv_wr});
-        p.field("max_send_sge", "max send SGE", u64{q.caps.max_send_sge});
-        p.field("max_recv_sge", "max recv SGE", u64{q.caps.max_recv_sge});
-        p.field("max_inline_data", "max inline data", u64{q.caps.max_inline_data});
-    }
+    render_caps(q.caps, "caps", "caps", p);
     {
         ObjectScope av(p, "address_vector", "address vector");
         render_address(q.av, p);
@@ -175,12 +178,7 @@ void render_create(const qp::CreateOutcome& o, Printer& p)
             p.field("qpn", "QPN", hex24(q.qpn));
             p.field("type", "type", q.type);
             p.field("state", "state", q.state);
-            ObjectScope caps(p, "granted", "caps granted");
-            p.field("max_send_wr", "max send WR", u64{q.caps.max_send_wr});
-            p.field("max_recv_wr", "max recv WR", u64{q.caps.max_recv_wr});
-            p.field("max_send_sge", "max send SGE", u64{q.caps.max_send_sge});
-            p.field("max_recv_sge", "max recv SGE", u64{q.caps.max_recv_sge});
-            p.field("max_inline_data", "max inline data", u64{q.caps.max_inline_data});
+            render_caps(q.caps, "granted", "caps granted", p);
         }
     }
     if (!o.steps.empty()) {

@@ -12,6 +12,16 @@ std::string unknown_name(std::int64_t raw)
     return fmt::format("UNKNOWN(0x{:x})", raw);
 }
 
+Decoded unknown_value(std::int64_t raw, std::string_view unit)
+{
+    Decoded d;
+    d.raw = raw;
+    d.name = unknown_name(raw);
+    d.unit = unit;
+    d.known = false;
+    return d;
+}
+
 Flags decode_flags(std::span<const FlagEntry> table, std::uint64_t raw)
 {
     Flags f;

@@ -88,6 +88,20 @@ Decoded decode_enum(std::span<const EnumEntry<T>> table, T value)
 
 Flags decode_flags(std::span<const FlagEntry> table, std::uint64_t raw);
 
+// The entry of a table of structs with a `value` member, or nullptr; for
+// tables that carry more than a name (units, lane counts, meanings).
+template <class Table>
+constexpr auto find_entry(const Table& table, std::int64_t raw) -> const typename Table::value_type*
+{
+    for (const auto& e : table)
+        if (e.value == raw)
+            return &e;
+    return nullptr;
+}
+
+// A raw value without a table entry, in the unit its known values carry.
+Decoded unknown_value(std::int64_t raw, std::string_view unit);
+
 // The OR of all bits a flag table names; used by static_asserts that a
 // table covers every bit its library enum defines.
 constexpr std::uint64_t named_bits(std::span<const FlagEntry> table)

@@ -6,23 +6,6 @@ namespace qps::decode {
 
 namespace {
 
-template <class Table>
-auto find_entry(const Table& table, int raw) -> const typename Table::value_type*
-{
-    auto it = std::find_if(table.begin(), table.end(), [raw](const auto& e) { return e.value == raw; });
-    return it == table.end() ? nullptr : &*it;
-}
-
-Decoded unknown(int raw, std::string_view unit)
-{
-    Decoded d;
-    d.raw = raw;
-    d.name = unknown_name(raw);
-    d.unit = unit;
-    d.known = false;
-    return d;
-}
-
 }  // namespace
 
 Decoded port_state(int raw) { return decode_enum<int>(port_state_table, raw); }
@@ -33,7 +16,7 @@ Decoded width(int raw)
 {
     const auto* e = find_entry(width_table, raw);
     if (!e)
-        return unknown(raw, "lanes");
+        return unknown_value(raw, "lanes");
     return Decoded::quantity(raw, std::string(e->name), "lanes", e->lanes);
 }
 
@@ -41,7 +24,7 @@ Decoded speed(int raw)
 {
     const auto* e = find_entry(speed_table, raw);
     if (!e)
-        return unknown(raw, "lane_gbps");
+        return unknown_value(raw, "lane_gbps");
     return Decoded::quantity(raw, std::string(e->name), "lane_gbps", e->lane_gbps);
 }
 
@@ -49,7 +32,7 @@ Decoded vl_cap(int raw)
 {
     const auto* e = find_entry(vl_cap_table, raw);
     if (!e)
-        return unknown(raw, "vls");
+        return unknown_value(raw, "vls");
     return Decoded::quantity(raw, std::string(e->name), "vls", e->count);
 }
 
@@ -57,7 +40,7 @@ Decoded mtu(int raw)
 {
     const auto* e = find_entry(mtu_table, raw);
     if (!e)
-        return unknown(raw, "bytes");
+        return unknown_value(raw, "bytes");
     return Decoded::quantity(raw, std::nullopt, "bytes", 128 << raw);
 }
 

@@ -12,23 +12,6 @@ namespace qps::decode {
 
 namespace {
 
-template <class Table>
-auto find_entry(const Table& table, int raw) -> const typename Table::value_type*
-{
-    auto it = std::find_if(table.begin(), table.end(), [raw](const auto& e) { return e.value == raw; });
-    return it == table.end() ? nullptr : &*it;
-}
-
-Decoded unknown(std::int64_t raw, std::string_view unit)
-{
-    Decoded d;
-    d.raw = raw;
-    d.name = unknown_name(raw);
-    d.unit = unit;
-    d.known = false;
-    return d;
-}
-
 // A named value without a quantity, in a quantity's unit ("infinite").
 Decoded named_in_unit(std::int64_t raw, std::string name, std::string_view unit)
 {
@@ -272,20 +255,20 @@ Decoded local_ack_timeout(int code)
         return named_in_unit(code, "infinite", "us");
     if (auto us = ack_timeout_us(code))
         return Decoded::quantity(code, std::nullopt, "us", *us);
-    return unknown(code, "us");
+    return unknown_value(code, "us");
 }
 
 Decoded rnr_timer(int code)
 {
     if (code < 0 || code > max_timer_code)
-        return unknown(code, "ms");
+        return unknown_value(code, "ms");
     return Decoded::quantity(code, std::nullopt, "ms", rnr_timer_table[code].ms);
 }
 
 Decoded retry_cnt(int raw)
 {
     if (raw < 0 || raw > 7)
-        return unknown(raw, "retries");
+        return unknown_value(raw, "retries");
     return Decoded::quantity(raw, std::nullopt, "retries", raw);
 }
 
@@ -294,7 +277,7 @@ Decoded rnr_retry(int raw)
     if (raw == 7)
         return named_in_unit(raw, "infinite", "retries");
     if (raw < 0 || raw > 7)
-        return unknown(raw, "retries");
+        return unknown_value(raw, "retries");
     return Decoded::quantity(raw, std::nullopt, "retries", raw);
 }
 
@@ -434,7 +417,7 @@ Decoded static_rate(int raw)
 {
     const auto* e = find_entry(static_rate_table, raw);
     if (!e)
-        return unknown(raw, "gbps");
+        return unknown_value(raw, "gbps");
     if (raw == IBV_RATE_MAX)
         return named_in_unit(raw, std::string(e->name), "gbps");
     return Decoded::quantity(raw, std::nullopt, "gbps", e->gbps);
@@ -454,7 +437,7 @@ Decoded wc_status(int raw)
 {
     const auto* e = find_entry(wc_status_table, raw);
     if (!e)
-        return unknown(raw, {});
+        return unknown_value(raw, {});
     return Decoded::named(raw, std::string(e->name));
 }
 

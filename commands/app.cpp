@@ -38,6 +38,7 @@ void build_app(CLI::App& app, GlobalOptions& global)
         ->check(CLI::IsMember({"auto", "always", "never"}));
     register_ports(app, global);
     register_qp(app, global);
+    register_ping_pong(app, global);
 }
 
 namespace {

@@ -77,6 +77,7 @@ struct TextVisitor {
     std::string operator()(const std::string& s) const { return s; }
     std::string operator()(const decode::Decoded& d) const { return decoded_text(d); }
     std::string operator()(const decode::Flags& f) const { return flags_text(f); }
+    std::string operator()(const Nanoseconds& t) const { return fmt::format("{:.3f}", t.ns / 1000.0); }
 };
 
 }  // namespace
@@ -119,6 +120,12 @@ struct JsonVisitor {
         if (!d.known)
             j["known"] = false;
         return j;
+    }
+    Json operator()(const Nanoseconds& t) const
+    {
+        if (t.ns == static_cast<double>(static_cast<std::int64_t>(t.ns)))
+            return static_cast<std::int64_t>(t.ns);
+        return t.ns;
     }
     Json operator()(const decode::Flags& f) const
     {

@@ -15,8 +15,14 @@
 
 namespace qps::fmt_out {
 
+// A measured time: text shows microseconds with nanosecond resolution
+// ("12.345"), JSON the number of nanoseconds.
+struct Nanoseconds {
+    double ns;
+};
+
 using Value = std::variant<std::monostate, bool, std::int64_t, std::uint64_t, double, std::string,
-                           decode::Decoded, decode::Flags>;
+                           decode::Decoded, decode::Flags, Nanoseconds>;
 
 struct Column {
     std::string_view key;     // JSON member name

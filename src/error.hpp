@@ -17,6 +17,11 @@ struct OperationError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A deadline passed or the peer went away (exit code 3).
+struct TimeoutError : OperationError {
+    using OperationError::OperationError;
+};
+
 // A system or verbs call failed: names the call, the errno, and a hint.
 struct SystemError : OperationError {
     SystemError(std::string call, int err, std::string hint = {});

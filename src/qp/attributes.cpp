@@ -78,15 +78,16 @@ std::string gid_text(const std::uint8_t* raw)
     return buf;
 }
 
-// Reads an optional unsigned member into `out`, range-checked.
+// Reads an optional whole-number member into `out`, within [min, max].
 template <class T>
-void get(const Json& j, const char* key, std::optional<T>& out, std::uint64_t max)
+void get(const Json& j, const char* key, std::optional<T>& out, std::uint64_t max, std::uint64_t min = 0)
 {
     if (!j.contains(key))
         return;
     const Json& v = j.at(key);
-    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max)
-        throw UsageError(fmt::format("{}: '{}' is not a whole number in 0..{}", key, v.dump(), max));
+    const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
+    if (!whole || v.get<std::uint64_t>() > max || v.get<std::uint64_t>() < min)
+        throw UsageError(fmt::format("{}: '{}' is not a whole number in {}..{}", key, v.dump(), min, max));
     out = static_cast<T>(v.get<std::uint64_t>());
 }
 
@@ -145,13 +146,13 @@ Json to_json(const ModifyRequest& r)
 ModifyRequest modify_request_from_json(const Json& j)
 {
     ModifyRequest r;
-    get(j, "state", r.state, IBV_QPS_UNKNOWN);
-    get(j, "cur_state", r.cur_state, IBV_QPS_UNKNOWN);
+    get(j, "state", r.state, IBV_QPS_ERR);
+    get(j, "cur_state", r.cur_state, IBV_QPS_ERR);
     get(j, "port", r.port, 255);
     get(j, "pkey_index", r.pkey_index, 0xffff);
     get(j, "qkey", r.qkey, 0xffffffff);
     get(j, "access", r.access, 0xffffffff);
-    get(j, "path_mtu", r.path_mtu, IBV_MTU_4096);
+    get(j, "path_mtu", r.path_mtu, IBV_MTU_4096, IBV_MTU_256);
     get(j, "dest_qpn", r.dest_qpn, 0xffffff);
     get(j, "rq_psn", r.rq_psn, 0xffffff);
     get(j, "sq_psn", r.sq_psn, 0xffffff);

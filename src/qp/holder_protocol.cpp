@@ -36,7 +36,9 @@ void write_all(int fd, const char* data, std::size_t size, Clock::time_point dea
 {
     while (size > 0) {
         wait_ready(fd, POLLOUT, deadline, "sending");
-        const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
+        // MSG_DONTWAIT: a blocking send would wait for the peer to read it all,
+        // past the deadline.
+        const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
@@ -51,7 +53,7 @@ void read_all(int fd, char* data, std::size_t size, Clock::time_point deadline)
 {
     while (size > 0) {
         wait_ready(fd, POLLIN, deadline, "receiving");
-        const ssize_t n = ::recv(fd, data, size, 0);
+        const ssize_t n = ::recv(fd, data, size, MSG_DONTWAIT);
         if (n == 0)
             throw OperationError("holder connection closed in the middle of a message");
         if (n < 0) {

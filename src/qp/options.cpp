@@ -98,14 +98,14 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
             field = static_cast<typename std::remove_reference_t<decltype(field)>::value_type>(
                 parse_uint(*text, flag, lo, hi));
     };
-    auto use = [](const decode::Parsed& p) {
+    auto use = [](const decode::Parsed& p, const char* flag) {
         if (!p.ok)
-            throw UsageError(p.error);
+            throw UsageError(fmt::format("{}: {}", flag, p.error));
         return p.value;
     };
-    auto timer = [&out](const decode::ParsedCode& p, std::optional<std::uint8_t>& field) {
+    auto timer = [&out](const decode::ParsedCode& p, std::optional<std::uint8_t>& field, const char* flag) {
         if (!p.ok)
-            throw UsageError(p.error);
+            throw UsageError(fmt::format("{}: {}", flag, p.error));
         field = p.code;
         if (p.from_duration)
             out.notes.push_back(p.summary);
@@ -119,9 +119,9 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
     num(f.pkey_index, "--pkey-index", 0, 0xffff, r.pkey_index);
     num(f.qkey, "--qkey", 0, 0xffffffff, r.qkey);
     if (f.access)
-        r.access = use(decode::parse_access(*f.access));
+        r.access = use(decode::parse_access(*f.access), "--access");
     if (f.mtu)
-        r.path_mtu = static_cast<ibv_mtu>(use(decode::parse_mtu_bytes(*f.mtu)));
+        r.path_mtu = static_cast<ibv_mtu>(use(decode::parse_mtu_bytes(*f.mtu), "--mtu"));
     if (f.dest_qpn)
         r.dest_qpn = parse_qpn(*f.dest_qpn, "--dest-qpn");
     num(f.rq_psn, "--rq-psn", 0, 0xffffff, r.rq_psn);
@@ -129,9 +129,9 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
     num(f.max_rd_atomic, "--max-rd-atomic", 0, 255, r.max_rd_atomic);
     num(f.max_dest_rd_atomic, "--max-dest-rd-atomic", 0, 255, r.max_dest_rd_atomic);
     if (f.min_rnr_timer)
-        timer(decode::parse_rnr_timer(*f.min_rnr_timer), r.min_rnr_timer);
+        timer(decode::parse_rnr_timer(*f.min_rnr_timer), r.min_rnr_timer, "--min-rnr-timer");
     if (f.timeout)
-        timer(decode::parse_timeout(*f.timeout), r.timeout);
+        timer(decode::parse_timeout(*f.timeout), r.timeout, "--timeout");
     num(f.retry_cnt, "--retry-cnt", 0, 7, r.retry_cnt);
     num(f.rnr_retry, "--rnr-retry", 0, 7, r.rnr_retry);
     if (f.dgid) {

@@ -108,7 +108,9 @@ AddressReport address(const Json& ah, const Json* sgid)
 Diagnosis diagnose(const QpReport& r, const Json& held)
 {
     Diagnosis d;
-    d.port_state = decode::port_state(held.value("port_state", 0));
+    const bool port_known = held.contains("port_state");
+    d.port_state = port_known ? decode::port_state(held.at("port_state").get<int>())
+                              : decode::Decoded::named(-1, "unknown (the holder could not query the port)");
     if (r.last_error) {
         d.summary = fmt::format("the last completion failed with {}: {}", *r.last_error->status.name,
                                 r.last_error->meaning);
@@ -120,7 +122,7 @@ Diagnosis diagnose(const QpReport& r, const Json& held)
                                 "there by a modify, or by an asynchronous error (QP fatal, port down)",
                                 *r.state.name);
     }
-    if (d.port_state.raw != IBV_PORT_ACTIVE)
+    if (port_known && d.port_state.raw != IBV_PORT_ACTIVE)
         d.checks.insert(d.checks.begin(), fmt::format("port {} is {}, not ACTIVE", r.port, *d.port_state.name));
     d.checks.push_back("a QP in ERR must go to RESET (qp modify --state reset) and be set up again");
     for (const char* dir : {"counters", "hw_counters"}) {

@@ -35,7 +35,7 @@ GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optiona
     GidChoice choice;
     const GidCandidate* best = nullptr;
     for (const auto& c : candidates) {
-        if (wanted && c.index != *wanted)
+        if ((wanted && c.index != *wanted) || c.index > 255)  // sgid_index is 8 bits
             continue;
         if (!best || rank(c) < rank(*best) || (rank(c) == rank(*best) && c.index < best->index))
             best = &c;

@@ -1,0 +1,107 @@
+#include "formatters/latency.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace qps::fmt_out {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+Nanoseconds ns(double v) { return Nanoseconds{v}; }
+
+// One row per size: text shows µs, JSON nanoseconds (members *_ns).
+Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer)
+{
+    Table t{{{"size", "BYTES"},
+             {"samples", "ITERATIONS"},
+             {"min_ns", "MIN µs"},
+             {"p50_ns", "P50"},
+             {"p90_ns", "P90"},
+             {"p99_ns", "P99"},
+             {"p99_9_ns", "P99.9"},
+             {"p99_99_ns", "P99.99"},
+             {"max_ns", "MAX"},
+             {"mean_ns", "MEAN"},
+             {"stddev_ns", "STDEV"},
+             {"seconds", "SECONDS"},
+             {"aborted", "ABORTED"}},
+            {}};
+    for (const auto& s : sizes) {
+        const report::LatencyStats* st = peer ? (s.peer ? &*s.peer : nullptr) : &s.local;
+        if (!st)
+            continue;
+        t.rows.push_back({u64{st->size}, u64{st->samples}, ns(double(st->min_ns)), ns(double(st->p50_ns)),
+                          ns(double(st->p90_ns)), ns(double(st->p99_ns)), ns(double(st->p999_ns)),
+                          ns(double(st->p9999_ns)), ns(double(st->max_ns)), ns(st->mean_ns), ns(st->stddev_ns),
+                          st->seconds, st->aborted});
+    }
+    return t;
+}
+
+void render_histograms(Printer& p, const std::vector<report::SizeResult>& sizes)
+{
+    const bool any = std::any_of(sizes.begin(), sizes.end(), [](const auto& s) { return !s.local.histogram.empty(); });
+    if (!any)
+        return;
+    ListScope list(p, "histograms", "histograms (this side)");
+    for (const auto& s : sizes) {
+        ObjectScope one(p, "", fmt::format("size {} bytes", s.local.size));
+        p.field("size", "size", u64{s.local.size});
+        Table h{{{"low_ns", "FROM µs"}, {"high_ns", "TO µs"}, {"count", "COUNT"}, {"bar", ""}}, {}};
+        u64 most = 1;
+        for (const auto& b : s.local.histogram)
+            most = std::max(most, b.count);
+        for (const auto& b : s.local.histogram)
+            h.rows.push_back({ns(double(b.low_ns)), ns(double(b.high_ns)), u64{b.count},
+                              std::string(static_cast<std::size_t>(40.0 * double(b.count) / double(most) + 0.5), '#')});
+        p.table("rows", "", h);
+    }
+}
+
+}  // namespace
+
+std::string progress_line(const report::SizeResult& s)
+{
+    return fmt::format("size {:>8} B: p50 {:.3f} µs, p99 {:.3f} µs, {} samples", s.local.size,
+                       double(s.local.p50_ns) / 1000, double(s.local.p99_ns) / 1000, s.local.samples);
+}
+
+void render_ping_pong(const report::PingPongReport& r, Printer& p)
+{
+    {
+        ObjectScope test(p, "test", fmt::format("ping-pong {} over {} ({}), {} latency", r.op, r.transport, r.role,
+                                                r.one_way ? "one-way (half the round trip)" : "round-trip"));
+        p.field("role", "role", r.role);
+        p.field("peer", "peer", r.peer);
+        p.field("op", "op", r.op);
+        p.field("transport", "transport", r.transport);
+        p.field("one_way", "one-way (half the round trip)", r.one_way);
+        p.field("device", "device", r.device);
+        p.field("port", "port", u64{r.port});
+        p.field("gid_index", "GID index", u64{r.gid_index});
+        p.field("gid_choice", "GID choice", r.gid_why);
+        p.field("mtu_bytes", "path MTU (bytes)", u64{r.mtu_bytes});
+        p.field("inline", "inline", r.inline_used);
+        p.field("inline_max", "inline up to (bytes)", u64{r.inline_max});
+        if (r.duration_s)
+            p.field("duration_s", "duration per size (s)", *r.duration_s);
+        else
+            p.field("iterations", "iterations per size", u64{r.iterations});
+        p.field("warmup", "warm-up iterations (not measured)", u64{r.warmup});
+        p.field("clock", "clock", r.clock_source);
+        p.field("clock_why", "clock choice", r.clock_why);
+        p.field("clock_ticks_per_ns", "clock ticks per ns", r.clock_ticks_per_ns);
+        p.field("aborted", "aborted", r.aborted);
+        if (r.aborted)
+            p.field("abort_reason", "abort reason", r.abort_reason);
+    }
+    const std::string other = r.role == "client" ? "server" : "client";
+    p.table(r.role, fmt::format("{} (this side), latency in µs", r.role), stats_table(r.sizes, false));
+    if (std::any_of(r.sizes.begin(), r.sizes.end(), [](const auto& s) { return s.peer.has_value(); }))
+        p.table(other, fmt::format("{} (the other side), latency in µs", other), stats_table(r.sizes, true));
+    render_histograms(p, r.sizes);
+}
+
+}  // namespace qps::fmt_out

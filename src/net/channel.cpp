@@ -1,0 +1,485 @@
+#include "src/net/channel.hpp"
+
+#include <algorithm>
+#include <arpa/inet.h>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <memory>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <optional>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <utility>
+
+#include "src/error.hpp"
+#include "src/net/interrupt.hpp"
+#include "src/net/messages.hpp"
+
+namespace qps::net {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+class Fd {
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    ~Fd()
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+    int release() { return std::exchange(fd_, -1); }
+
+private:
+    int fd_;
+};
+
+std::string errno_text(int err) { return fmt::format("{} ({})", errno_name(err), std::strerror(err)); }
+
+// Empties a pipe whose byte is stale (an interrupt that was cleared).
+void drain(int fd)
+{
+    char buf[64];
+    while (::read(fd, buf, sizeof buf) > 0) {
+    }
+}
+
+// Waits until fd has one of `events` (or an error/hangup) or the deadline
+// passes (returns false); no deadline waits forever. Throws Interrupted.
+bool wait_for(int fd, short events, std::optional<Clock::time_point> deadline, const std::string& doing)
+{
+    const int ifd = interrupt_fd();
+    for (;;) {
+        throw_if_interrupted(doing);
+        int wait_ms = -1;  // forever
+        if (deadline) {
+            const auto left = *deadline - Clock::now();
+            wait_ms = left <= Clock::duration::zero()
+                          ? 0  // a last look: ready now still counts
+                          : static_cast<int>(std::clamp<std::int64_t>(
+                                std::chrono::ceil<milliseconds>(left).count(), 1, INT_MAX));
+        }
+        pollfd p[2] = {{fd, events, 0}, {ifd, POLLIN, 0}};
+        const int n = ::poll(p, 2, wait_ms);
+        if (n < 0 && errno != EINTR)
+            throw SystemError("poll", errno);
+        if (n > 0 && p[1].revents != 0) {
+            throw_if_interrupted(doing);
+            drain(ifd);
+        }
+        if (n > 0 && p[0].revents != 0)
+            return true;
+        if (deadline && Clock::now() >= *deadline)
+            return false;
+    }
+}
+
+// Sleeps until `until`, unless interrupted.
+void sleep_until(Clock::time_point until, const std::string& doing)
+{
+    const int ifd = interrupt_fd();
+    for (;;) {
+        throw_if_interrupted(doing);
+        const auto left = until - Clock::now();
+        if (left <= Clock::duration::zero())
+            return;
+        pollfd p{ifd, POLLIN, 0};
+        const int ms = static_cast<int>(std::clamp<std::int64_t>(std::chrono::ceil<milliseconds>(left).count(), 1, INT_MAX));
+        if (::poll(&p, 1, ms) > 0) {
+            throw_if_interrupted(doing);
+            drain(ifd);
+        }
+    }
+}
+
+std::string format_address(const sockaddr_storage& ss)
+{
+    char buf[INET6_ADDRSTRLEN] = {};
+    if (ss.ss_family == AF_INET) {
+        const auto& a = reinterpret_cast<const sockaddr_in&>(ss);
+        ::inet_ntop(AF_INET, &a.sin_addr, buf, sizeof buf);
+        return fmt::format("{}:{}", buf, ntohs(a.sin_port));
+    }
+    if (ss.ss_family == AF_INET6) {
+        const auto& a = reinterpret_cast<const sockaddr_in6&>(ss);
+        if (IN6_IS_ADDR_V4MAPPED(&a.sin6_addr)) {  // a dual-stack socket's IPv4 peer
+            ::inet_ntop(AF_INET, &a.sin6_addr.s6_addr[12], buf, sizeof buf);
+            return fmt::format("{}:{}", buf, ntohs(a.sin6_port));
+        }
+        ::inet_ntop(AF_INET6, &a.sin6_addr, buf, sizeof buf);
+        return fmt::format("[{}]:{}", buf, ntohs(a.sin6_port));
+    }
+    if (ss.ss_family == AF_UNIX)
+        return "local socket";
+    return fmt::format("address family {}", ss.ss_family);
+}
+
+std::string peer_of(int fd)
+{
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0)
+        return "unknown peer";
+    return format_address(ss);
+}
+
+std::string local_of(int fd)
+{
+    sockaddr_storage ss{};
+    socklen_t len = sizeof ss;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0)
+        return "unknown";
+    return format_address(ss);
+}
+
+void set_nodelay(int fd)
+{
+    // Small messages, each awaited by the peer: no Nagle delay. Not fatal
+    // (AF_UNIX sockets in tests have no such option).
+    const int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+// One connection attempt to one address; -1 with last_error set on failure.
+int try_connect(const addrinfo& ai, Clock::time_point deadline, const std::string& doing, std::string& last_error)
+{
+    Fd fd(::socket(ai.ai_family, ai.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai.ai_protocol));
+    if (fd.get() < 0) {
+        last_error = errno_text(errno);
+        return -1;
+    }
+    if (::connect(fd.get(), ai.ai_addr, ai.ai_addrlen) != 0) {
+        if (errno != EINPROGRESS) {
+            last_error = errno_text(errno);
+            return -1;
+        }
+        if (!wait_for(fd.get(), POLLOUT, deadline, doing)) {
+            last_error = "no answer (connection still in progress)";
+            return -1;
+        }
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+            err = errno;
+        if (err != 0) {
+            last_error = errno_text(err);
+            return -1;
+        }
+    }
+    // Retrying towards a port in the ephemeral range, the kernel may pick
+    // that very port as our source and connect the socket to itself.
+    if (peer_of(fd.get()) == local_of(fd.get())) {
+        last_error = "connected to itself (nothing listens there)";
+        return -1;
+    }
+    set_nodelay(fd.get());
+    return fd.release();
+}
+
+std::string message_name(const Json& message)
+{
+    const std::string type = message_type(message);
+    return type.empty() ? "a message" : fmt::format("the \"{}\" message", printable(type));
+}
+
+}  // namespace
+
+std::string host_port(std::string_view host, std::uint16_t port)
+{
+    if (host.find(':') != std::string_view::npos)
+        return fmt::format("[{}]:{}", printable(host), port);
+    return fmt::format("{}:{}", printable(host), port);
+}
+
+// --- Channel
+
+Channel::Channel(Channel&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), peer_(std::move(other.peer_)), broken_(other.broken_)
+{
+}
+
+Channel& Channel::operator=(Channel&& other) noexcept
+{
+    if (this != &other) {
+        if (fd_ >= 0)
+            ::close(fd_);
+        fd_ = std::exchange(other.fd_, -1);
+        peer_ = std::move(other.peer_);
+        broken_ = other.broken_;
+    }
+    return *this;
+}
+
+Channel::~Channel()
+{
+    if (fd_ >= 0)
+        ::close(fd_);
+}
+
+Channel Channel::adopt(int fd)
+{
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+        const int err = errno;
+        ::close(fd);
+        throw SystemError("fcntl(O_NONBLOCK)", err);
+    }
+    set_nodelay(fd);
+    return Channel(fd, peer_of(fd));
+}
+
+Channel Channel::connect(const std::string& host, std::uint16_t port, milliseconds timeout)
+{
+    const auto deadline = Clock::now() + timeout;
+    const std::string target = host_port(host, port);
+    const std::string doing = fmt::format("connecting to {}", target);
+    const std::string service = std::to_string(port);
+    std::string last_error = "none";
+    int attempts = 0;
+    for (;;) {
+        throw_if_interrupted(doing);
+        addrinfo hints{};
+        hints.ai_family = AF_UNSPEC;
+        hints.ai_socktype = SOCK_STREAM;
+        hints.ai_protocol = IPPROTO_TCP;
+        addrinfo* found = nullptr;
+        const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found);
+        if (rc == 0) {
+            const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> guard(found, &::freeaddrinfo);
+            for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+                ++attempts;
+                if (const int fd = try_connect(*ai, deadline, doing, last_error); fd >= 0)
+                    return Channel(fd, peer_of(fd));
+                if (Clock::now() >= deadline)
+                    break;
+            }
+        } else if (rc == EAI_AGAIN) {
+            ++attempts;
+            last_error = fmt::format("resolving \"{}\": {}", printable(host), ::gai_strerror(rc));
+        } else if (rc == EAI_SYSTEM) {
+            throw SystemError(fmt::format("getaddrinfo(\"{}\")", printable(host)), errno);
+        } else {
+            throw UsageError(fmt::format("cannot resolve host \"{}\": {}", printable(host), ::gai_strerror(rc)));
+        }
+        sleep_until(std::min(Clock::now() + connect_retry_interval, deadline), doing);
+        if (Clock::now() >= deadline)
+            throw TimeoutError(fmt::format(
+                "could not connect to {} within {} ms ({} attempt{}, last: {}): is the qpscope server running there?",
+                target, timeout.count(), attempts, attempts == 1 ? "" : "s", last_error));
+    }
+}
+
+Channel Channel::accept_one(std::uint16_t port, milliseconds timeout)
+{
+    Listener listener(port);
+    return listener.accept(timeout);
+}
+
+void Channel::send(const Json& message, milliseconds timeout)
+{
+    if (broken_)
+        throw OperationError(fmt::format("exchange with {}: connection unusable after an earlier error", peer_));
+    const std::string frame = encode_frame(message);
+    const std::string what = message_name(message);
+    const auto deadline = Clock::now() + timeout;
+    const std::string doing = fmt::format("sending {} to {}", what, peer_);
+    // Send first, wait only when the socket buffer is full: a small message
+    // (abort()'s error after an interrupt, say) goes out without waiting.
+    std::size_t done = 0;
+    while (done < frame.size()) {
+        const ssize_t n = ::send(fd_, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if (!wait_for(fd_, POLLOUT, deadline, doing)) {
+                    broken_ = done > 0;
+                    throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms sending {} ({} of {} "
+                                                   "bytes sent): the peer is not reading",
+                                                   peer_, timeout.count(), what, done, frame.size()));
+                }
+                continue;
+            }
+            broken_ = true;
+            if (errno == EPIPE || errno == ECONNRESET)
+                throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection while we sent {}",
+                                               peer_, what));
+            throw SystemError(fmt::format("send to {}", peer_), errno);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+void Channel::read_exact(char* data, std::size_t size, Clock::time_point deadline, milliseconds timeout,
+                         std::string_view expecting, std::string_view part)
+{
+    const bool at_start = part == "header";  // nothing of this message consumed yet
+    const std::string doing = fmt::format("waiting for {} from {}", expecting, peer_);
+    std::size_t got = 0;
+    while (got < size) {
+        if (!wait_for(fd_, POLLIN, deadline, doing)) {
+            if (at_start && got == 0)
+                throw TimeoutError(fmt::format("exchange with {}: nothing received within {} ms while waiting for {}",
+                                               peer_, timeout.count(), expecting));
+            broken_ = true;
+            throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms in the middle of {} ({} of {} {} "
+                                           "bytes received)",
+                                           peer_, timeout.count(), expecting, got, size, part));
+        }
+        const ssize_t n = ::recv(fd_, data + got, size - got, 0);
+        if (n == 0) {
+            broken_ = true;
+            if (at_start && got == 0)
+                throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection while we waited for {}",
+                                               peer_, expecting));
+            throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection in the middle of {} ({} "
+                                           "of {} {} bytes received)",
+                                           peer_, expecting, got, size, part));
+        }
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+                continue;
+            broken_ = true;
+            if (errno == ECONNRESET)
+                throw TimeoutError(fmt::format("exchange with {}: connection reset by the peer while we waited for {}",
+                                               peer_, expecting));
+            throw SystemError(fmt::format("recv from {}", peer_), errno);
+        }
+        got += static_cast<std::size_t>(n);
+    }
+}
+
+Json Channel::receive(milliseconds timeout, std::string_view expecting)
+{
+    if (broken_)
+        throw OperationError(fmt::format("exchange with {}: connection unusable after an earlier error", peer_));
+    const auto deadline = Clock::now() + timeout;
+    std::array<std::uint8_t, frame_header_bytes> header{};
+    read_exact(reinterpret_cast<char*>(header.data()), header.size(), deadline, timeout, expecting, "header");
+    std::uint32_t len = 0;
+    try {
+        len = decode_frame_header(header);
+    } catch (const OperationError& e) {
+        broken_ = true;  // no way to find the next frame
+        throw OperationError(fmt::format("exchange with {}: {}", peer_, e.what()));
+    }
+    std::string body(len, '\0');
+    read_exact(body.data(), len, deadline, timeout, expecting, "body");
+    try {
+        return decode_frame_body(body);
+    } catch (const OperationError& e) {
+        throw OperationError(fmt::format("exchange with {}: {}", peer_, e.what()));
+    }
+}
+
+// --- Listener
+
+Listener::Listener(std::uint16_t port)
+{
+    // One dual-stack IPv6 socket takes IPv4 peers too; IPv4 alone where the
+    // kernel has no IPv6.
+    bool v6 = true;
+    int raw = ::socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (raw < 0) {
+        if (errno != EAFNOSUPPORT)
+            throw SystemError("socket(AF_INET6, SOCK_STREAM)", errno);
+        v6 = false;
+        raw = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (raw < 0)
+            throw SystemError("socket(AF_INET, SOCK_STREAM)", errno);
+    }
+    Fd fd(raw);
+    const int one = 1, zero = 0;
+    if (::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
+        throw SystemError("setsockopt(SO_REUSEADDR)", errno);
+    if (v6 && ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0)
+        throw SystemError("setsockopt(IPV6_V6ONLY, 0)", errno);
+    sockaddr_storage ss{};
+    socklen_t len = 0;
+    if (v6) {
+        auto& a = reinterpret_cast<sockaddr_in6&>(ss);
+        a.sin6_family = AF_INET6;
+        a.sin6_addr = in6addr_any;
+        a.sin6_port = htons(port);
+        len = sizeof a;
+    } else {
+        auto& a = reinterpret_cast<sockaddr_in&>(ss);
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_ANY);
+        a.sin_port = htons(port);
+        len = sizeof a;
+    }
+    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0) {
+        const int err = errno;
+        std::string hint;
+        if (err == EADDRINUSE)
+            hint = "another program (or another qpscope server) listens on that port; choose another port";
+        else if (err == EACCES)
+            hint = "ports below 1024 need privileges; choose another port";
+        throw SystemError(fmt::format("bind to TCP port {}", port), err, hint);
+    }
+    if (::listen(fd.get(), 8) != 0)
+        throw SystemError(fmt::format("listen on TCP port {}", port), errno);
+    len = sizeof ss;
+    if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0)
+        throw SystemError("getsockname", errno);
+    port_ = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6&>(ss).sin6_port)
+                                     : ntohs(reinterpret_cast<sockaddr_in&>(ss).sin_port);
+    fd_ = fd.release();
+}
+
+Listener::~Listener()
+{
+    if (fd_ >= 0)
+        ::close(fd_);
+}
+
+Channel Listener::accept(milliseconds timeout)
+{
+    std::optional<Clock::time_point> deadline;
+    if (timeout > milliseconds::zero())
+        deadline = Clock::now() + timeout;
+    const std::string doing = fmt::format("waiting for a client on TCP port {}", port_);
+    for (;;) {
+        if (!wait_for(fd_, POLLIN, deadline, doing))
+            throw TimeoutError(fmt::format("no client connected to TCP port {} within {} ms", port_, timeout.count()));
+        const int fd = ::accept4(fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd >= 0)
+            return Channel::adopt(fd);
+        // A peer that gave up between poll and accept, or a network error
+        // that accept(2) says to treat like EAGAIN.
+        switch (errno) {
+        case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+        case EWOULDBLOCK:
+#endif
+        case EINTR:
+        case ECONNABORTED:
+        case EPROTO:
+        case ENETDOWN:
+        case ENOPROTOOPT:
+        case EHOSTDOWN:
+        case ENONET:
+        case EHOSTUNREACH:
+        case EOPNOTSUPP:
+        case ENETUNREACH:
+            continue;
+        default:
+            break;
+        }
+        throw SystemError(fmt::format("accept on TCP port {}", port_), errno);
+    }
+}
+
+}  // namespace qps::net

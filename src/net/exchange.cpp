@@ -1,0 +1,132 @@
+#include "src/net/exchange.hpp"
+
+#include <fmt/format.h>
+
+#include "src/error.hpp"
+#include "src/net/interrupt.hpp"
+
+namespace qps::net {
+
+std::string_view role_name(Role role) { return role == Role::client ? "client" : "server"; }
+
+Exchange::Exchange(Channel channel, Role role, std::string test, std::chrono::milliseconds step_timeout)
+    : channel_(std::move(channel)), role_(role), test_(std::move(test)), step_timeout_(step_timeout)
+{
+}
+
+void Exchange::abort(std::string_view reason) noexcept
+{
+    if (aborted_)
+        return;
+    aborted_ = true;
+    try {
+        channel_.send(error_message(reason), std::min(step_timeout_, abort_send_timeout));
+    } catch (...) {
+        // The peer may be gone already; the local error says what happened.
+    }
+}
+
+Json Exchange::swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout)
+{
+    const std::string expecting = fmt::format("the \"{}\" message", type);
+    Json theirs;
+    try {
+        if (role_ == Role::client) {
+            channel_.send(mine, step_timeout_);
+            theirs = channel_.receive(timeout, expecting);
+        } else {
+            theirs = channel_.receive(timeout, expecting);
+            channel_.send(mine, step_timeout_);
+        }
+    } catch (const TimeoutError&) {
+        throw;  // the peer is gone or silent: nobody to tell
+    } catch (const OperationError& e) {
+        abort(e.what());
+        throw;
+    }
+    if (message_type(theirs) == "error") {
+        aborted_ = true;  // the peer is leaving: no answer
+        std::string why;
+        try {
+            why = parse_error_message(theirs);
+        } catch (const OperationError& e) {
+            why = fmt::format("(its error message is invalid: {})", e.what());
+        }
+        throw OperationError(fmt::format("exchange with {}: peer gave up: {}", channel_.peer(), why));
+    }
+    return theirs;
+}
+
+template <class Parse>
+auto Exchange::checked(Parse&& parse)
+{
+    try {
+        return parse();
+    } catch (const UsageError& e) {
+        abort(e.what());
+        throw;
+    } catch (const OperationError& e) {
+        const std::string what = fmt::format("exchange with {}: {}", channel_.peer(), e.what());
+        abort(what);
+        throw OperationError(what);
+    }
+}
+
+Hello Exchange::hello()
+{
+    const Hello mine{oob_version, std::string(oob_tool), test_, std::string(role_name(role_))};
+    const Json theirs = swap(to_message(mine), "hello", step_timeout_);
+    return checked([&] {
+        Hello h = parse_hello(theirs);
+        if (h.test != test_)
+            throw UsageError(fmt::format("peer {} runs qpscope {}, this side runs qpscope {}: run the same test on "
+                                         "both sides",
+                                         channel_.peer(), h.test, test_));
+        if (h.role == role_name(role_))
+            throw OperationError(fmt::format("peer says it is the {} too", h.role));
+        return h;
+    });
+}
+
+Json Exchange::params(const Json& local, const std::vector<std::string>& must_agree)
+{
+    const Json theirs = swap(params_message(local), "params", step_timeout_);
+    return checked([&] {
+        Json remote = parse_params(theirs);
+        const auto mismatches = compare_params(local, remote, must_agree);
+        if (!mismatches.empty()) {
+            std::string list;
+            for (const auto& m : mismatches)
+                list += (list.empty() ? "" : "; ") + m;
+            throw UsageError(fmt::format("parameters differ from peer {}: {}", channel_.peer(), list));
+        }
+        return remote;
+    });
+}
+
+Endpoint Exchange::endpoints(const Endpoint& local)
+{
+    const Json theirs = swap(to_message(local), "endpoint", step_timeout_);
+    return checked([&] { return parse_endpoint(theirs); });
+}
+
+void Exchange::ready() { ready(step_timeout_); }
+
+void Exchange::ready(std::chrono::milliseconds timeout)
+{
+    const Json theirs = swap(ready_message(), "ready", timeout);
+    checked([&] {
+        parse_ready(theirs);
+        return true;
+    });
+}
+
+Json Exchange::results(const Json& local) { return results(local, step_timeout_); }
+
+Json Exchange::results(const Json& local, std::chrono::milliseconds timeout)
+{
+    const Json theirs = swap(results_message(local), "results", timeout);
+    return checked([&] { return parse_results(theirs); });
+}
+
+}  // namespace qps::net

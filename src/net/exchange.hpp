@@ -1,0 +1,86 @@
+// The out-of-band exchange of ping-pong and bw, step by step.
+//
+// Order of messages (client = the side that connects):
+//
+//   step       client → server                server → client
+//   1 hello    {"type":"hello",...}            {"type":"hello",...}
+//   2 params   {"type":"params",...}           {"type":"params",...}
+//   3 endpoint {"type":"endpoint",...}         {"type":"endpoint",...}
+//   4 ready    {"type":"ready"}                {"type":"ready"}
+//   5 results  {"type":"results",...}          {"type":"results",...}
+//
+// Each step is one pair: the client sends and then receives, the server
+// receives and then answers, so neither can wait for the other forever and
+// a server never speaks to a client it has not heard. Each side checks what
+// it received only after it sent its own message: both sides see both
+// messages and report the same mismatch (version, test, parameters), each
+// from its own side. A side that gives up for a reason its peer cannot see
+// (an invalid message, a local failure between steps: call abort()) first
+// sends {"type":"error","message":...}; the peer then reports
+// "exchange with X: peer gave up: ...". Deadlines and lost peers are
+// TimeoutError (nobody left to tell).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/net/channel.hpp"
+#include "src/net/messages.hpp"
+
+namespace qps::net {
+
+enum class Role { client, server };
+std::string_view role_name(Role role);
+
+inline constexpr std::chrono::milliseconds default_step_timeout{10000};
+// How long abort() tries to deliver its error message.
+inline constexpr std::chrono::milliseconds abort_send_timeout{1000};
+
+class Exchange {
+public:
+    // test: "ping-pong" or "bw". step_timeout bounds each step's wait for the
+    // peer's message (ready() and results() can take a longer one).
+    Exchange(Channel channel, Role role, std::string test,
+             std::chrono::milliseconds step_timeout = default_step_timeout);
+
+    // Step 1. Returns the peer's hello; throws on another tool or exchange
+    // version (OperationError), or another test (UsageError).
+    Hello hello();
+    // Step 2. local: a flat object of the test's parameters. Returns the
+    // peer's; UsageError naming every must_agree mismatch:
+    //   "parameters differ from peer 192.0.2.1:45678: size: local 64, remote 4096"
+    Json params(const Json& local, const std::vector<std::string>& must_agree);
+    // Step 3. Returns the peer's endpoint.
+    Endpoint endpoints(const Endpoint& local);
+    // Step 4. The barrier: returns once both sides are ready.
+    void ready();
+    void ready(std::chrono::milliseconds timeout);
+    // Step 5. Returns the peer's results (timeout: at least the run's length).
+    Json results(const Json& local);
+    Json results(const Json& local, std::chrono::milliseconds timeout);
+
+    // Tells the peer why this side gives up (best effort, never throws;
+    // only the first call sends).
+    void abort(std::string_view reason) noexcept;
+
+    Channel& channel() { return channel_; }
+    Role role() const { return role_; }
+
+private:
+    // Sends `mine` and receives the peer's message of `type`, in the role's
+    // order; answers a peer's error message with an exception.
+    Json swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout);
+    // Runs parse(theirs); on failure tells the peer and adds the peer's name.
+    template <class Parse>
+    auto checked(Parse&& parse);
+
+    Channel channel_;
+    Role role_;
+    std::string test_;
+    std::chrono::milliseconds step_timeout_;
+    bool aborted_ = false;
+};
+
+}  // namespace qps::net

@@ -1,0 +1,99 @@
+#include "src/net/interrupt.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace qps::net {
+
+namespace {
+
+std::atomic<int> write_end{-1};
+std::atomic<int> pending_signal{-1};  // -1: none; 0: requested by code; else the signal
+
+struct Pipe {
+    int read = -1;
+    Pipe()
+    {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+            throw SystemError("pipe2 (interrupt pipe)", errno);
+        read = fds[0];
+        write_end.store(fds[1]);
+    }
+};
+
+const Pipe& the_pipe()
+{
+    static const Pipe pipe;  // lives until exit: the handler may write to it at any time
+    return pipe;
+}
+
+extern "C" void on_signal(int signal) { request_interrupt(signal); }
+
+std::string signal_name(int signal)
+{
+    if (signal == 0)
+        return "request";
+    if (const char* abbrev = ::sigabbrev_np(signal))
+        return fmt::format("SIG{}", abbrev);
+    return fmt::format("signal {}", signal);
+}
+
+}  // namespace
+
+void install_interrupt_handlers()
+{
+    the_pipe();  // before the handler can run
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;  // a second signal does what it always does
+    for (int s : {SIGINT, SIGTERM})
+        if (::sigaction(s, &sa, nullptr) != 0)
+            throw SystemError(fmt::format("sigaction({})", signal_name(s)), errno);
+}
+
+void request_interrupt(int signal) noexcept
+{
+    const int saved = errno;
+    int expected = -1;
+    pending_signal.compare_exchange_strong(expected, signal);
+    if (const int fd = write_end.load(); fd >= 0) {
+        const char byte = 1;
+        [[maybe_unused]] const ssize_t n = ::write(fd, &byte, 1);  // full pipe: one is pending already
+    }
+    errno = saved;
+}
+
+void clear_interrupt() noexcept
+{
+    // Flag first: a request racing with this keeps its flag, which every
+    // wait checks before it polls.
+    pending_signal.store(-1);
+    try {
+        char buf[64];
+        while (::read(the_pipe().read, buf, sizeof buf) > 0) {
+        }
+    } catch (...) {
+    }
+}
+
+bool interrupt_pending() noexcept { return pending_signal.load() >= 0; }
+
+int interrupt_fd() { return the_pipe().read; }
+
+void throw_if_interrupted(const std::string& doing)
+{
+    const int s = pending_signal.load();
+    if (s >= 0)
+        throw Interrupted(s == 0 ? fmt::format("interrupted while {}", doing)
+                                 : fmt::format("interrupted by {} while {}", signal_name(s), doing),
+                          s);
+}
+
+}  // namespace qps::net

@@ -1,0 +1,34 @@
+// SIGINT / SIGTERM end every wait of the out-of-band exchange at once.
+//
+// A self-pipe: the signal handler (or request_interrupt) writes one byte;
+// every Channel and Listener wait polls the read end next to its socket and
+// throws Interrupted when it becomes readable. The byte stays in the pipe,
+// so every later wait ends too, until clear_interrupt().
+#pragma once
+
+#include <string>
+
+#include "src/error.hpp"
+
+namespace qps::net {
+
+// A wait ended by SIGINT/SIGTERM (or request_interrupt).
+struct Interrupted : OperationError {
+    Interrupted(std::string what, int signal) : OperationError(std::move(what)), signal(signal) {}
+    int signal;  // 0 when requested without a signal
+};
+
+// Installs the handlers for SIGINT and SIGTERM (again on each call; a
+// handler resets itself when it runs, so a second Ctrl-C kills as usual).
+void install_interrupt_handlers();
+// What the handler does; async-signal-safe. signal 0: a request from code.
+void request_interrupt(int signal = 0) noexcept;
+// Forgets a pending interrupt (tests; a server that keeps serving).
+void clear_interrupt() noexcept;
+bool interrupt_pending() noexcept;
+// The read end of the pipe: readable while an interrupt is pending.
+int interrupt_fd();
+// Throws Interrupted("interrupted by SIGINT while <doing>") when pending.
+void throw_if_interrupted(const std::string& doing);
+
+}  // namespace qps::net

@@ -1,0 +1,52 @@
+// The latency ping-pong loops: one side's part of a send, RDMA write or RDMA
+// read ping-pong on connected TestResources. Busy-polling, sparse signalling,
+// no allocation, logging or virtual calls per message; a watchdog (checked
+// every few thousand empty polls, never per message) ends a run whose peer
+// went silent, keeping what was measured.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "src/perf/clock.hpp"
+#include "src/perf/histogram.hpp"
+#include "src/verbs/test_resources.hpp"
+
+namespace qps::perf {
+
+enum class Op { send, write, read };
+enum class Role { client, server };
+
+struct LatencyRun {
+    Op op = Op::send;
+    std::uint32_t size = 2;
+    std::uint64_t iterations = 1000;            // measured iterations (iteration mode)
+    std::optional<std::chrono::nanoseconds> duration;  // duration mode: measure for this long
+    std::uint64_t warmup = 100;                 // iterations before measuring
+    bool use_inline = false;
+    std::chrono::milliseconds silence_limit{5000};  // watchdog: no progress for this long ends the run
+    int oob_fd = -1;  // the out-of-band socket: readable means the peer finished or went away
+};
+
+struct LatencyResult {
+    LatencyHistogram histogram;   // one-way for send/write (half the round trip), round trip for read
+    std::uint64_t measured = 0;   // samples in the histogram
+    std::uint64_t exchanged = 0;  // messages this side completed, warm-up included
+    double measured_seconds = 0;  // wall time of the measured span
+    bool aborted = false;         // the watchdog fired or the peer left
+    std::string abort_reason;
+};
+
+// Runs one size. Both sides must call it with the same run (the exchange
+// makes sure). The client drives; the server answers. In duration mode the
+// client stops after `duration` and the server stops when the peer's
+// out-of-band socket becomes readable.
+LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun& run, const Clock& clock);
+
+// Receives posted before the peer may send (send op): call before the
+// barrier that precedes run_latency.
+void prepost_receives(verbs::TestResources& res, std::uint32_t size);
+
+}  // namespace qps::perf

@@ -1,0 +1,75 @@
+#include "src/report/latency.hpp"
+
+#include <fmt/format.h>
+
+#include "src/error.hpp"
+
+namespace qps::report {
+
+LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& h, double seconds, bool aborted,
+                       const std::string& reason, std::size_t histogram_rows)
+{
+    LatencyStats s;
+    s.size = size;
+    s.samples = h.count();
+    s.seconds = seconds;
+    s.aborted = aborted;
+    s.abort_reason = reason;
+    if (s.samples == 0)
+        return s;
+    s.min_ns = h.min();
+    s.max_ns = h.max();
+    s.mean_ns = h.mean();
+    s.stddev_ns = h.stddev();
+    s.p50_ns = h.quantile(0.50);
+    s.p90_ns = h.quantile(0.90);
+    s.p99_ns = h.quantile(0.99);
+    s.p999_ns = h.quantile(0.999);
+    s.p9999_ns = h.quantile(0.9999);
+    if (histogram_rows)
+        s.histogram = h.coarse(histogram_rows);
+    return s;
+}
+
+qp::Json to_json(const LatencyStats& s)
+{
+    qp::Json j{{"size", s.size},       {"samples", s.samples},   {"min_ns", s.min_ns},   {"max_ns", s.max_ns},
+               {"mean_ns", s.mean_ns}, {"stddev_ns", s.stddev_ns}, {"p50_ns", s.p50_ns}, {"p90_ns", s.p90_ns},
+               {"p99_ns", s.p99_ns},   {"p99_9_ns", s.p999_ns},  {"p99_99_ns", s.p9999_ns}, {"seconds", s.seconds},
+               {"aborted", s.aborted}};
+    if (s.aborted)
+        j["abort_reason"] = s.abort_reason;
+    if (!s.histogram.empty()) {
+        qp::Json rows = qp::Json::array();
+        for (const auto& b : s.histogram)
+            rows.push_back({{"low_ns", b.low_ns}, {"high_ns", b.high_ns}, {"count", b.count}});
+        j["histogram"] = rows;
+    }
+    return j;
+}
+
+LatencyStats latency_stats_from_json(const qp::Json& j)
+{
+    try {
+        LatencyStats s;
+        s.size = j.at("size").get<std::uint32_t>();
+        s.samples = j.at("samples").get<std::uint64_t>();
+        s.min_ns = j.at("min_ns").get<std::uint64_t>();
+        s.max_ns = j.at("max_ns").get<std::uint64_t>();
+        s.mean_ns = j.at("mean_ns").get<double>();
+        s.stddev_ns = j.at("stddev_ns").get<double>();
+        s.p50_ns = j.at("p50_ns").get<std::uint64_t>();
+        s.p90_ns = j.at("p90_ns").get<std::uint64_t>();
+        s.p99_ns = j.at("p99_ns").get<std::uint64_t>();
+        s.p999_ns = j.at("p99_9_ns").get<std::uint64_t>();
+        s.p9999_ns = j.at("p99_99_ns").get<std::uint64_t>();
+        s.seconds = j.at("seconds").get<double>();
+        s.aborted = j.at("aborted").get<bool>();
+        s.abort_reason = j.value("abort_reason", "");
+        return s;
+    } catch (const nlohmann::json::exception& e) {
+        throw OperationError(fmt::format("the peer's results are malformed: {}", e.what()));
+    }
+}
+
+}  // namespace qps::report

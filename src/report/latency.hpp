@@ -1,0 +1,57 @@
+// Latency figures of one size on one side, and the whole ping-pong report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/perf/histogram.hpp"
+#include "src/qp/holder_protocol.hpp"
+
+namespace qps::report {
+
+struct LatencyStats {
+    std::uint32_t size = 0;
+    std::uint64_t samples = 0;
+    std::uint64_t min_ns = 0, max_ns = 0;
+    double mean_ns = 0, stddev_ns = 0;
+    std::uint64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, p9999_ns = 0;
+    double seconds = 0;
+    bool aborted = false;
+    std::string abort_reason;
+    std::vector<perf::LatencyHistogram::Bucket> histogram;  // coarse rows, for --histogram
+};
+
+LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& h, double seconds, bool aborted,
+                       const std::string& reason, std::size_t histogram_rows);
+qp::Json to_json(const LatencyStats& s);
+LatencyStats latency_stats_from_json(const qp::Json& j);  // throws OperationError on a malformed peer report
+
+struct SizeResult {
+    LatencyStats local;
+    std::optional<LatencyStats> peer;
+};
+
+struct PingPongReport {
+    std::string role;            // "client" or "server"
+    std::string peer;            // host:port of the other side
+    std::string op, transport;
+    bool one_way = true;         // latency is half the round trip (send, write); read reports the round trip
+    std::string device;
+    std::uint32_t port = 1;
+    std::uint32_t gid_index = 0;
+    std::string gid_why;
+    std::uint32_t mtu_bytes = 0;
+    bool inline_used = false;
+    std::uint32_t inline_max = 0;
+    std::uint64_t iterations = 0, warmup = 0;
+    std::optional<double> duration_s;
+    std::string clock_source, clock_why;
+    double clock_ticks_per_ns = 0;
+    std::vector<SizeResult> sizes;
+    bool aborted = false;
+    std::string abort_reason;
+};
+
+}  // namespace qps::report

@@ -1,0 +1,188 @@
+#include "src/verbs/test_resources.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <random>
+#include <vector>
+
+#include "src/decode/gid.hpp"
+#include "src/error.hpp"
+#include "src/qp/plan.hpp"
+
+namespace qps::verbs {
+
+namespace {
+
+ibv_device* find_device(DeviceList& list, int n, const std::string& name)
+{
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) {
+        names.emplace_back(ibv_get_device_name(list.get()[i]));
+        if (name.empty() || names.back() == name)
+            return list.get()[i];
+    }
+    throw UsageError(fmt::format("unknown device '{}': devices on this host are {}", name, fmt::join(names, ", ")));
+}
+
+std::uint32_t random_psn()
+{
+    std::random_device rd;
+    return rd() & 0xffffff;
+}
+
+constexpr std::uint32_t ud_qkey = 0x11111111;
+
+}  // namespace
+
+TestResources::TestResources(const TestSetup& setup) : setup_(setup)
+{
+    int n = 0;
+    DeviceList list(ibv_get_device_list(&n));
+    if (!list || n == 0)
+        throw OperationError("no RDMA device found: create a Soft-RoCE device (rdma link add rxe0 type rxe netdev "
+                             "eth0) or run inside the lab (lab/qpscope-lab)");
+    ibv_device* dev = find_device(list, n, setup.device);
+    device_name_ = ibv_get_device_name(dev);
+
+    ctx_.reset(ibv_open_device(dev));
+    if (!ctx_)
+        throw SystemError(fmt::format("ibv_open_device({})", device_name_), errno);
+    ibv_device_attr da{};
+    if (int rc = ibv_query_device(ctx_.get(), &da); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
+    if (setup.port < 1 || setup.port > da.phys_port_cnt)
+        throw UsageError(fmt::format("--port {}: {} has ports 1..{}", setup.port, device_name_, da.phys_port_cnt));
+    const ibv_port_attr pa = port_attr();
+    if (pa.state != IBV_PORT_ACTIVE)
+        throw OperationError(fmt::format("{} port {} is not ACTIVE; 'qpscope ports -d {}' shows why", device_name_,
+                                         setup.port, device_name_));
+
+    gid_ = choose_gid(device_name_, setup.port, setup.gid_index);
+    if (setup.gid_index && !gid_.found)
+        throw UsageError(fmt::format("--gid-index {} is not a valid GID entry of {} port {}", *setup.gid_index,
+                                     device_name_, setup.port));
+    if (!gid_.found && pa.link_layer == IBV_LINK_LAYER_ETHERNET)
+        throw OperationError(fmt::format("{} port {} is RoCE but has no GID to use", device_name_, setup.port));
+
+    pd_.reset(ibv_alloc_pd(ctx_.get()));
+    if (!pd_)
+        throw SystemError(fmt::format("ibv_alloc_pd({})", device_name_), errno);
+    send_cq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(setup.send_depth), nullptr, nullptr, 0));
+    recv_cq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(setup.recv_depth), nullptr, nullptr, 0));
+    if (!send_cq_ || !recv_cq_)
+        throw SystemError(fmt::format("ibv_create_cq({})", device_name_), errno);
+
+    // One buffer: the send half, then the receive half the peer may reach.
+    half_ = setup.buffer_bytes + (setup.type == IBV_QPT_UD ? ud_grh_bytes : 0);
+    half_ = (half_ + 63) & ~std::size_t{63};
+    const std::size_t bytes = (2 * half_ + 4095) & ~std::size_t{4095};
+    buffer_.reset(static_cast<std::uint8_t*>(std::aligned_alloc(4096, bytes)));
+    if (!buffer_)
+        throw SystemError(fmt::format("aligned_alloc({} bytes)", bytes), ENOMEM);
+    std::memset(buffer_.get(), 0, bytes);
+    mr_.reset(ibv_reg_mr(pd_.get(), buffer_.get(), 2 * half_,
+                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
+    if (!mr_)
+        throw SystemError(fmt::format("ibv_reg_mr({} bytes)", 2 * half_), errno,
+                          "is the locked-memory limit (ulimit -l) too low?");
+
+    ibv_qp_init_attr init{};
+    init.send_cq = send_cq_.get();
+    init.recv_cq = recv_cq_.get();
+    init.qp_type = setup.type;
+    init.sq_sig_all = 0;
+    init.cap.max_send_wr = setup.send_depth;
+    init.cap.max_recv_wr = setup.recv_depth;
+    init.cap.max_send_sge = 1;
+    init.cap.max_recv_sge = 1;
+    init.cap.max_inline_data = setup.max_inline;
+    qp_.reset(ibv_create_qp(pd_.get(), &init));
+    if (!qp_ && setup.max_inline) {  // inline refused: run without it
+        init.cap.max_inline_data = 0;
+        qp_.reset(ibv_create_qp(pd_.get(), &init));
+    }
+    if (!qp_)
+        throw SystemError(fmt::format("ibv_create_qp({})", device_name_), errno,
+                          "'qpscope qp create' with the same depths names the cap the device refuses");
+    granted_inline_ = init.cap.max_inline_data;
+
+    local_.qpn = qp_->qp_num;
+    local_.psn = random_psn();
+    local_.lid = pa.lid;
+    local_.gid = gid_.gid;
+    local_.gid_index = gid_.index;
+    local_.rkey = mr_->rkey;
+    local_.addr = reinterpret_cast<std::uintptr_t>(recv_buf());
+    local_.size = half_;
+    local_.mtu = setup.mtu.value_or(pa.active_mtu);
+    if (local_.mtu > pa.active_mtu)
+        throw UsageError(fmt::format("--mtu {} is above {} port {}'s active MTU of {} bytes", 128 << local_.mtu,
+                                     device_name_, setup.port, 128 << pa.active_mtu));
+}
+
+ibv_port_attr TestResources::port_attr() const
+{
+    ibv_port_attr pa{};
+    if (int rc = ibv_query_port(ctx_.get(), setup_.port, &pa); rc != 0)
+        throw SystemError(fmt::format("ibv_query_port({}, {})", device_name_, setup_.port), rc);
+    return pa;
+}
+
+void TestResources::connect(const RemoteEndpoint& peer)
+{
+    remote_ = peer;
+    const bool global = !decode::gid_is_zero(peer.gid);
+    qp::ModifyRequest given;
+    given.port = setup_.port;
+    given.pkey_index = 0;
+    given.qkey = ud_qkey;
+    given.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    given.dest_qpn = peer.qpn;
+    given.rq_psn = peer.psn;
+    given.sq_psn = local_.psn;
+    given.dlid = peer.lid;
+    if (global) {
+        given.dgid = peer.gid;
+        given.sgid_index = static_cast<std::uint8_t>(local_.gid_index);
+        given.hop_limit = 64;
+    }
+    given.max_rd_atomic = 1;
+    given.max_dest_rd_atomic = 1;
+    given.timeout = 14;
+    given.retry_cnt = 7;
+    given.rnr_retry = 7;
+    given.min_rnr_timer = 12;
+    const ibv_mtu mtu = std::min(local_.mtu, peer.mtu);
+    // What the QP has after RESET->INIT, for the address vector of the later
+    // steps (which do not carry the port).
+    ibv_qp_attr base{};
+    base.port_num = setup_.port;
+    for (const auto& step : qp::plan_steps(setup_.type, IBV_QPS_RTS, given, mtu)) {
+        ibv_qp_attr attr{};
+        int mask = 0;
+        qp::to_verbs(step.request, base, attr, mask);
+        if (int rc = ibv_modify_qp(qp_.get(), &attr, mask); rc != 0)
+            throw SystemError(fmt::format("ibv_modify_qp({:#x} to state {})", qp_->qp_num,
+                                          static_cast<int>(*step.request.state)),
+                              rc, "'qpscope qp modify --dry-run' with the same attributes explains the rules");
+    }
+    if (setup_.type == IBV_QPT_UD) {
+        ibv_ah_attr ah{};
+        ah.dlid = peer.lid;
+        ah.port_num = setup_.port;
+        if (global) {
+            ah.is_global = 1;
+            std::memcpy(ah.grh.dgid.raw, peer.gid.data(), 16);
+            ah.grh.sgid_index = static_cast<std::uint8_t>(local_.gid_index);
+            ah.grh.hop_limit = 64;
+        }
+        ah_.reset(ibv_create_ah(pd_.get(), &ah));
+        if (!ah_)
+            throw SystemError("ibv_create_ah", errno);
+    }
+}
+
+}  // namespace qps::verbs

@@ -1,0 +1,101 @@
+// The verbs objects one side of a ping-pong or bandwidth test owns: device
+// context, PD, send and receive CQs, one registered buffer (the only memory
+// the peer can reach), the QP, and for UD the address handle to the peer.
+// Declared parent-first so they are destroyed child-first.
+#pragma once
+
+#include <cstdint>
+#include <infiniband/verbs.h>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "src/qp/attributes.hpp"
+#include "src/verbs/gid_choice.hpp"
+#include "src/verbs/handles.hpp"
+
+namespace qps::verbs {
+
+inline int dereg_mr_rc(ibv_mr* mr) { return ibv_dereg_mr(mr); }
+using MemoryRegion = std::unique_ptr<ibv_mr, Destroy<&dereg_mr_rc>>;
+using AddressHandle = std::unique_ptr<ibv_ah, Destroy<&ibv_destroy_ah>>;
+
+struct TestSetup {
+    std::string device;              // "" = the first
+    std::uint8_t port = 1;
+    std::optional<std::uint32_t> gid_index;  // nullopt = choose the best
+    ibv_qp_type type = IBV_QPT_RC;
+    std::uint32_t buffer_bytes = 4096;  // per direction; the MR covers 2 x this (send half, receive half)
+    std::uint32_t send_depth = 128, recv_depth = 128;
+    std::uint32_t max_inline = 0;       // asked for; granted may be lower
+    std::optional<ibv_mtu> mtu;         // nullopt = the port's active MTU
+};
+
+// What the peer needs to reach this side, and what this side chose.
+struct LocalEndpoint {
+    std::uint32_t qpn = 0, psn = 0;
+    std::uint16_t lid = 0;
+    std::array<std::uint8_t, 16> gid{};
+    std::uint32_t gid_index = 0;
+    std::uint32_t rkey = 0;
+    std::uint64_t addr = 0, size = 0;  // the receive half of the buffer
+    ibv_mtu mtu = IBV_MTU_1024;
+};
+
+struct RemoteEndpoint {
+    std::uint32_t qpn = 0, psn = 0;
+    std::uint16_t lid = 0;
+    std::array<std::uint8_t, 16> gid{};
+    std::uint32_t rkey = 0;
+    std::uint64_t addr = 0, size = 0;
+    ibv_mtu mtu = IBV_MTU_1024;
+};
+
+class TestResources {
+public:
+    // Opens the device, creates everything, moves the QP to INIT.
+    explicit TestResources(const TestSetup& setup);
+    // INIT -> RTR -> RTS towards the peer (UD: RTR/RTS and an address handle).
+    void connect(const RemoteEndpoint& peer);
+
+    const LocalEndpoint& local() const { return local_; }
+    const GidChoice& gid() const { return gid_; }
+    std::uint32_t granted_inline() const { return granted_inline_; }
+    std::uint8_t* send_buf() const { return buffer_.get(); }
+    std::uint8_t* recv_buf() const { return buffer_.get() + half_; }
+    std::uint32_t lkey() const { return mr_->lkey; }
+    ibv_qp* qp() const { return qp_.get(); }
+    ibv_cq* send_cq() const { return send_cq_.get(); }
+    ibv_cq* recv_cq() const { return recv_cq_.get(); }
+    ibv_ah* ah() const { return ah_.get(); }
+    std::uint32_t remote_qpn() const { return remote_.qpn; }
+    const RemoteEndpoint& remote() const { return remote_; }
+    ibv_qp_type type() const { return setup_.type; }
+    const std::string& device_name() const { return device_name_; }
+    ibv_port_attr port_attr() const;
+
+private:
+    TestSetup setup_;
+    std::string device_name_;
+    GidChoice gid_;
+    Context ctx_;
+    ProtectionDomain pd_;
+    CompletionQueue send_cq_, recv_cq_;
+    struct FreeDelete {
+        void operator()(std::uint8_t* p) const noexcept { std::free(p); }
+    };
+    std::unique_ptr<std::uint8_t, FreeDelete> buffer_;  // page-aligned, zeroed
+    std::size_t half_ = 0;
+    MemoryRegion mr_;
+    QueuePair qp_;
+    AddressHandle ah_;
+    std::uint32_t granted_inline_ = 0;
+    LocalEndpoint local_;
+    RemoteEndpoint remote_;
+};
+
+// The GRH a UD receive buffer starts with.
+inline constexpr std::uint32_t ud_grh_bytes = 40;
+
+}  // namespace qps::verbs

@@ -1,0 +1,90 @@
+// Helpers for the out-of-band exchange tests: raw TCP peers on loopback.
+#pragma once
+
+#include <arpa/inet.h>
+#include <chrono>
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <string>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "src/net/channel.hpp"
+
+namespace qps::net::test {
+
+using Clock = std::chrono::steady_clock;
+
+inline long ms_since(Clock::time_point start)
+{
+    return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+inline bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+
+template <class E, class F>
+std::string thrown(F&& f)
+{
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    }
+    return "<nothing thrown>";
+}
+
+// A blocking TCP socket connected to 127.0.0.1:port: a peer that sends
+// whatever bytes a test wants.
+class RawPeer {
+public:
+    explicit RawPeer(std::uint16_t port)
+    {
+        fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        REQUIRE(fd_ >= 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(port);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    }
+    ~RawPeer() { close(); }
+    RawPeer(const RawPeer&) = delete;
+    RawPeer& operator=(const RawPeer&) = delete;
+
+    void write(const std::string& bytes) const
+    {
+        REQUIRE(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+    }
+    void close()
+    {
+        if (fd_ >= 0)
+            ::close(fd_);
+        fd_ = -1;
+    }
+    int fd() const { return fd_; }
+
+private:
+    int fd_ = -1;
+};
+
+// A server-side Channel and the raw client connected to it.
+struct RawPair {
+    Listener listener{0};
+    RawPeer raw{listener.port()};
+    Channel server = listener.accept(std::chrono::milliseconds(1000));
+};
+
+inline std::string be32(std::uint32_t v)
+{
+    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                       static_cast<char>(v)};
+}
+
+// A frame with the magic and a correct length around body.
+inline std::string frame_of(const std::string& body)
+{
+    return std::string("QPSX") + be32(static_cast<std::uint32_t>(body.size())) + body;
+}
+
+}  // namespace qps::net::test

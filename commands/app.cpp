@@ -111,6 +111,8 @@ int run(int argc, char** argv)
         return report_error(json, "usage", e.what(), exit_usage);
     } catch (const UsageError& e) {
         return report_error(json, "usage", e.what(), exit_usage);
+    } catch (const TimeoutError& e) {
+        return report_error(json, "timeout", e.what(), exit_timeout);
     } catch (const OperationError& e) {
         return report_error(json, "failed", e.what(), exit_failed);
     } catch (const std::exception& e) {

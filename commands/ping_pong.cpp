@@ -7,6 +7,7 @@
 #include "commands/qp/qp.hpp"
 #include "formatters/latency.hpp"
 #include "src/error.hpp"
+#include "src/net/interrupt.hpp"
 #include "src/perf/pingpong.hpp"
 #include "src/perf/sizes.hpp"
 #include "src/qp/options.hpp"
@@ -92,6 +93,7 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
             if (cmd->count(name) > 0)
                 o.server_explicit.emplace_back(name + 2);
         perf::check_combination(o);
+        net::install_interrupt_handlers();  // Ctrl-C ends any wait with a message
 
         const bool show_progress = ::isatty(STDERR_FILENO) && !global.json && o.sizes.size() > 1;
         const auto report = perf::run_ping_pong(o, [&](const report::SizeResult& s) {

@@ -184,7 +184,7 @@ TEST_CASE("a peer that connects and says nothing")
           fmt::format("timeout: exchange with {}: nothing received within 200 ms while waiting for the \"hello\" "
                       "message",
                       server.channel().peer()));
-    CHECK(ms_since(start) < 600);
+    CHECK(ms_since(start) < 1500);
 }
 
 TEST_CASE("a peer that closes mid-exchange")
@@ -211,7 +211,7 @@ TEST_CASE("an interrupted side still tells the peer why it leaves")
     auto waiting = std::async(std::launch::async, [&] { return thrown<Interrupted>([&] { server.hello(); }); });
     CHECK(waiting.wait_for(100ms) == std::future_status::timeout);
     request_interrupt();
-    REQUIRE(waiting.wait_for(500ms) == std::future_status::ready);
+    REQUIRE(waiting.wait_for(2000ms) == std::future_status::ready);
     const std::string e = waiting.get();
     clear_interrupt();
     CHECK(e == fmt::format("interrupted while waiting for the \"hello\" message from {}", server.channel().peer()));

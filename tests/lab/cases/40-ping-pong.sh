@@ -1,0 +1,125 @@
+# Lab cases: `qpscope ping-pong` between two qpscope processes on rxe0.
+# Sourced by tests/lab/run-all with $q set.
+
+jqo() { jq -r "$1" <<<"$out"; }
+server_log=$(mktemp)
+
+# serve [ARGS]: a server in the background ($server is its pid).
+serve() {
+  "$q" --json ping-pong -d rxe0 "$@" >"$server_log" 2>&1 &
+  server=$!
+}
+
+case_ "ping-pong: every op x transport runs and reports full statistics from both sides"
+for combo in "send rc" "write rc" "read rc" "send uc" "write uc" "send ud"; do
+  set -- $combo
+  serve --timeout 20
+  run timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 --op "$1" --transport "$2" -n 300 -w 20 -s 64 --timeout 20
+  wait "$server"; server_rc=$?
+  expect_true "$1/$2: client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+  expect_true "$1/$2: every statistic, both sides" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); op = sys.argv[2]
+assert d["test"]["op"] == op and d["test"]["transport"] == sys.argv[3]
+assert d["test"]["one_way"] == (op != "read")
+for side in ("client",) + (() if op == "read" else ("server",)):
+    rows = d[side]
+    assert len(rows) == 1, (side, rows)
+    r = rows[0]
+    assert r["size"] == 64 and r["samples"] == 300, (side, r["samples"])
+    keys = ["min_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "max_ns"]
+    vals = [r[k] for k in keys]
+    assert all(v > 0 for v in vals) and vals == sorted(vals), (side, vals)
+    assert r["min_ns"] <= r["mean_ns"] <= r["max_ns"] and r["stddev_ns"] > 0, r
+    assert not r["aborted"]
+' "$out" "$1" "$2"
+done
+
+case_ "ping-pong: a sweep gives one JSON document with every size and both sides; text has a row per size"
+serve --timeout 20
+run timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 -s 2:256 -n 200 -w 10 --timeout 20
+wait "$server"
+expect_rc 0
+expect_true "sizes 2..256 on both sides" test "$(jqo '[.client[].size] | join(",")')/$(jqo '[.server[].size] | join(",")')" = \
+  "2,4,8,16,32,64,128,256/2,4,8,16,32,64,128,256"
+serve --timeout 20
+run timeout 120 "$q" ping-pong 127.0.0.1 -d rxe0 -s 2,1024 -n 200 --histogram --timeout 20
+wait "$server"
+expect_rc 0
+expect_out_has "client (this side), latency in µs"
+expect_out_has "server (the other side), latency in µs"
+expect_out_has "P99.99"
+expect_out_has "histograms (this side)"
+expect_true "a row per size" grep -qE '^  1024 +200 ' <<<"$out"
+
+case_ "ping-pong: duration mode reports percentiles too"
+serve --timeout 20
+run timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 -D 1 -s 64 --timeout 20
+wait "$server"
+expect_rc 0
+expect_true "samples, p99.99 and seconds ~1" python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])["client"][0]
+assert r["samples"] > 100 and r["p99_99_ns"] > 0 and 0.9 < r["seconds"] < 1.5, r' "$out"
+
+case_ "ping-pong: a client whose server never starts exits 3 within --timeout"
+start=$(date +%s%N)
+run "$q" ping-pong 127.0.0.1 -d rxe0 -p 18699 --timeout 2
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_rc 3; expect_err_lines 1
+expect_true "gave up after about 2 s (took ${elapsed_ms} ms)" test "$elapsed_ms" -ge 1800 -a "$elapsed_ms" -le 6000
+
+case_ "ping-pong: a client started before its server connects once the server is up"
+( sleep 1.5; exec "$q" ping-pong -d rxe0 -p 18698 --timeout 20 >/dev/null 2>&1 ) &
+late_server=$!
+run timeout 60 "$q" --json ping-pong 127.0.0.1 -d rxe0 -p 18698 -n 200 --timeout 10
+wait "$late_server"; late_rc=$?
+expect_rc 0
+expect_true "server exited 0" test "$late_rc" = 0
+expect_true "200 samples" test "$(jqo '.client[0].samples')" = 200
+
+case_ "ping-pong: a server whose client is killed mid-run exits 3 within --timeout with a partial report"
+serve --timeout 3
+"$q" ping-pong 127.0.0.1 -d rxe0 -n 100000000 --timeout 3 >/dev/null 2>&1 &
+client=$!
+sleep 3
+kill -9 "$client"
+start=$(date +%s%N)
+wait "$server"; server_rc=$?
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+out=$(cat "$server_log")
+expect_true "server exit 3 (got $server_rc)" test "$server_rc" = 3
+expect_true "it ended within the timeout (${elapsed_ms} ms)" test "$elapsed_ms" -le 5000
+expect_true "partial report: aborted, with the samples it had" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["test"]["aborted"] and d["test"]["abort_reason"], d["test"]
+assert d["server"][0]["aborted"] and d["server"][0]["samples"] > 0, d["server"]' "$out"
+
+case_ "ping-pong: a client whose server is killed mid-run exits 3 with a partial report"
+"$q" ping-pong -d rxe0 --timeout 3 >/dev/null 2>&1 &
+server=$!
+( sleep 3; kill -9 "$server" ) &
+run timeout 60 "$q" --json ping-pong 127.0.0.1 -d rxe0 -n 100000000 --timeout 3
+expect_rc 3
+expect_true "client's partial report" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); assert d["test"]["aborted"] and d["client"][0]["samples"] > 0' "$out"
+wait
+
+case_ "ping-pong: bad combinations and sizes are refused before anything starts"
+run "$q" ping-pong 127.0.0.1 --op read --transport uc
+expect_rc 2; expect_err_has "--op read is not possible on --transport uc"
+run "$q" ping-pong 127.0.0.1 -s 0
+expect_rc 2; expect_err_has "--size '0'"
+serve --timeout 5
+run timeout 60 "$q" ping-pong 127.0.0.1 -d rxe0 --transport ud -s 4096 --timeout 5
+expect_rc 2; expect_err_has "UD messages must fit the path MTU"
+wait "$server"
+serve --timeout 5 --op write
+run timeout 60 "$q" ping-pong 127.0.0.1 -d rxe0 --op send --timeout 5
+expect_true "client fails (got $rc)" test "$rc" -ne 0
+expect_err_has "op: local write, remote send"
+wait "$server"
+expect_true "nothing of ours left in rdma resource show qp" bash -c '! rdma resource show qp | grep -v "type GSI" | grep -q .'
+rm -f "$server_log"

@@ -4,7 +4,9 @@ _qpscope_words() {  # the word list for one (sub)command
         --max-dest-rd-atomic --min-rnr-timer --timeout --retry-cnt --rnr-retry --dgid --dlid --sl --sgid-index
         --hop-limit --traffic-class --flow-label --static-rate --path-mig-state"
     case $1 in
-        "") echo "ports qp" ;;
+        "") echo "ports qp ping-pong" ;;
+        ping-pong) echo "-d --device -i --ib-port -x --gid-index --op --transport -s --size -n --iterations -D --duration
+            -w --warmup --inline -m --mtu -p --tcp-port -t --timeout -c --cpu --histogram" ;;
         ports) echo "-d --device -p --port" ;;
         qp) echo "create modify query list post destroy" ;;
         "qp create") echo "-d --device -t --type --send-wr --recv-wr --send-sge --recv-sge --max-inline --cq-depth
@@ -30,10 +32,25 @@ _qpscope()
     local global_opts="--json --color --help --version"
     local states="reset init rtr rts sqd sqe err"
 
+    # The (sub)command path typed so far: "", "ports", "qp", "qp create", ...
+    local path="" i w
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        w=${COMP_WORDS[i]}
+        case "$path:$w" in
+            :ports|:qp|:ping-pong) path=$w ;;
+            qp:create|qp:modify|qp:query|qp:list|qp:post|qp:destroy) path="qp $w" ;;
+        esac
+    done
+    # ping-pong's -t (timeout) and -p (TCP port) take numbers, not types or ports.
+    if [[ $path == ping-pong && ( $prev == -t || $prev == -p ) ]]; then
+        COMPREPLY=(); return
+    fi
+
     case $prev in
         --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
         -d|--device) COMPREPLY=($(compgen -W "$(ls /sys/class/infiniband 2>/dev/null)" -- "$cur")); return ;;
-        -t|--type) COMPREPLY=($(compgen -W "rc uc ud" -- "$cur")); return ;;
+        -t|--type|--transport) COMPREPLY=($(compgen -W "rc uc ud" -- "$cur")); return ;;
+        --inline) COMPREPLY=($(compgen -W "auto on off" -- "$cur")); return ;;
         --state|--cur-state) COMPREPLY=($(compgen -W "$states" -- "$cur")); return ;;
         --to) COMPREPLY=($(compgen -W "init rtr rts" -- "$cur")); return ;;
         --op) COMPREPLY=($(compgen -W "send write read" -- "$cur")); return ;;
@@ -44,7 +61,7 @@ _qpscope()
             local prefix=""
             [[ $cur == *,* ]] && prefix=${cur%,*},
             COMPREPLY=($(compgen -P "$prefix" -W "$names" -- "${cur##*,}")); compopt -o nospace 2>/dev/null; return ;;
-        -p|--port)
+        -p|--port|-i|--ib-port)
             local dev="" i
             for ((i = 1; i < COMP_CWORD; i++)); do
                 case ${COMP_WORDS[i]} in -d|--device) dev=${COMP_WORDS[i+1]} ;; esac
@@ -55,15 +72,6 @@ _qpscope()
             COMPREPLY=($(compgen -W "$ports" -- "$cur")); return ;;
     esac
 
-    # The (sub)command path typed so far: "", "ports", "qp", "qp create", ...
-    local path="" i w
-    for ((i = 1; i < COMP_CWORD; i++)); do
-        w=${COMP_WORDS[i]}
-        case "$path:$w" in
-            :ports|:qp) path=$w ;;
-            qp:create|qp:modify|qp:query|qp:list|qp:post|qp:destroy) path="qp $w" ;;
-        esac
-    done
     local words
     words="$(_qpscope_words "$path") $global_opts"
     case $path in

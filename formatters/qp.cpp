@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
@@ -190,12 +191,8 @@ void render_create(const qp::CreateOutcome& o, Printer& p)
             p.field("from", "from", decode::qp_state(s.from));
             p.field("to", "to", decode::qp_state(s.to));
             p.field("mask", "attributes sent", decode::qp_attr_mask(s.mask));
-            if (!s.defaulted.empty()) {
-                std::string joined;
-                for (const auto& d : s.defaulted)
-                    joined += (joined.empty() ? "" : ", ") + d;
-                p.field("defaults", "defaults used", joined);
-            }
+            if (!s.defaulted.empty())
+                p.field("defaults", "defaults used", fmt::format("{}", fmt::join(s.defaulted, ", ")));
         }
     }
     if (!o.notes.empty()) {

@@ -241,13 +241,21 @@ LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun
     std::uint64_t measure_start = 0, last = 0;
     for (std::uint64_t i = 0;; ++i) {
         const bool measuring = i >= run.warmup;
-        if (!run.duration && i >= total)
+        if (!client && !run.duration && i >= total)
             break;
         if (client) {
-            const std::uint64_t t0 = clock.now();
-            if (i == run.warmup)
-                measure_start = t0;
-            if (run.duration && measuring && t0 - measure_start >= duration_ticks)
+            // One clock read per iteration, as the next message goes out: a
+            // sample is the whole cycle from one post to the next (the reply
+            // arrived in between), so the clock's own cost is paid once.
+            const std::uint64_t t = clock.now();
+            if (i > run.warmup) {
+                r.histogram.record(static_cast<std::uint64_t>(static_cast<double>(t - last) * scale + 0.5));
+                ++r.measured;
+            } else if (i == run.warmup) {
+                measure_start = t;
+            }
+            last = t;
+            if (run.duration ? (i > run.warmup && t - measure_start >= duration_ticks) : i >= total)
                 break;
             if (run.op == Op::write)
                 res.send_buf()[run.size - 1] = Arrival::marker_for(i);
@@ -256,31 +264,25 @@ LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun
                                       : waiting_for_read(res, dog, r.exchanged, reason);
             if (!ok)
                 break;
-            const std::uint64_t t1 = clock.now();
             if (run.op == Op::send)
                 poster.repost_receive();
-            if (measuring) {
-                r.histogram.record(static_cast<std::uint64_t>(static_cast<double>(t1 - t0) * scale + 0.5));
-                ++r.measured;
-            }
-            last = t1;
         } else {
-            // Server: wait for message i, answer it. It measures too: the time
-            // from its answer to the next arrival is also one round trip.
+            // Server: wait for message i, answer it. It measures too: the
+            // time between two arrivals is also one round trip.
             if (!arrival.wait(i, dog, r.exchanged, reason))
                 break;
-            const std::uint64_t t1 = clock.now();
+            const std::uint64_t t = clock.now();
             if (run.op == Op::send)
                 poster.repost_receive();
             if (measuring && last != 0) {
-                r.histogram.record(static_cast<std::uint64_t>(static_cast<double>(t1 - last) * scale + 0.5));
+                r.histogram.record(static_cast<std::uint64_t>(static_cast<double>(t - last) * scale + 0.5));
                 ++r.measured;
             }
             if (i == run.warmup)
-                measure_start = t1;
+                measure_start = t;
+            last = t;
             if (run.op == Op::write)
                 res.send_buf()[run.size - 1] = Arrival::marker_for(i);
-            last = clock.now();
             poster.post();
         }
         ++r.exchanged;

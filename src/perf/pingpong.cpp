@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sched.h>
 
 #include "src/error.hpp"
@@ -70,9 +71,7 @@ ibv_qp_type transport_from(std::string_view name)
 // the client's rule, the server adopts them.
 Json params_json(const PingPongOptions& o)
 {
-    std::string sizes;
-    for (auto v : o.sizes)
-        sizes += (sizes.empty() ? "" : ",") + std::to_string(v);
+    const std::string sizes = fmt::format("{}", fmt::join(o.sizes, ","));
     return Json{{"op", op_name(o.op)},
                 {"transport", transport_name(o.transport)},
                 {"size", sizes},

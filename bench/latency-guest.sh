@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Runs inside the lab (see bench/latency): interleaved qpscope ping-pong and
+# perftest runs on rxe0, then peak resident memory of long client runs.
+# Prints one machine-readable line per measurement:
+#   lat <op> <tool> <pair> <value_us>
+#   rss <iterations> <kib>
+set -u
+q=$1 pairs=$2 iters=$3 mem_iters=$4
+
+# perftest's t_typical for a 2-byte run of ib_<op>_lat.
+perftest_typical() {
+  local op=$1 out
+  timeout 120 "ib_${op}_lat" -x 1 -d rxe0 -s 2 -n "$iters" -p 18515 >/dev/null 2>&1 &
+  local srv=$!
+  sleep 2
+  out=$(timeout 120 "ib_${op}_lat" -x 1 -d rxe0 -s 2 -n "$iters" -p 18515 127.0.0.1 2>/dev/null)
+  wait "$srv" 2>/dev/null
+  awk '$1 == 2 && NF >= 5 { print $5 }' <<<"$out" | tail -n 1
+}
+
+# qpscope's p50 for the same run, in µs.
+qpscope_p50() {
+  local op=$1 out
+  "$q" ping-pong -d rxe0 --timeout 30 >/dev/null 2>&1 &
+  local srv=$!
+  out=$(timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 --op "$op" -s 2 -n "$iters" --timeout 30)
+  wait "$srv" 2>/dev/null
+  python3 -c 'import json,sys; print(json.loads(sys.argv[1])["client"][0]["p50_ns"] / 1000)' "$out"
+}
+
+for op in send write read; do
+  for pair in $(seq "$pairs"); do
+    echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
+    echo "lat $op perftest $pair $(perftest_typical "$op")"
+  done
+done
+
+# Peak RSS of the client: flat in the iteration count.
+for n in $mem_iters; do
+  "$q" ping-pong -d rxe0 --timeout 60 >/dev/null 2>&1 &
+  srv=$!
+  kib=$(python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$q" ping-pong 127.0.0.1 -d rxe0 -s 2 -n "$n" -w 0 --timeout 60)
+  wait "$srv"
+  echo "rss $n $kib"
+done

@@ -28,13 +28,6 @@ qpscope_p50() {
   python3 -c 'import json,sys; print(json.loads(sys.argv[1])["client"][0]["p50_ns"] / 1000)' "$out"
 }
 
-for op in send write read; do
-  for pair in $(seq "$pairs"); do
-    echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
-    echo "lat $op perftest $pair $(perftest_typical "$op")"
-  done
-done
-
 # Peak RSS of the client: flat in the iteration count.
 for n in $mem_iters; do
   "$q" ping-pong -d rxe0 --timeout 60 >/dev/null 2>&1 &
@@ -46,3 +39,11 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$q" ping-pong 12
   wait "$srv"
   echo "rss $n $kib"
 done
+
+for op in send write read; do
+  for pair in $(seq "$pairs"); do
+    echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
+    echo "lat $op perftest $pair $(perftest_typical "$op")"
+  done
+done
+

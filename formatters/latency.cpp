@@ -93,6 +93,8 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
         p.field("clock", "clock", r.clock_source);
         p.field("clock_why", "clock choice", r.clock_why);
         p.field("clock_ticks_per_ns", "clock ticks per ns", r.clock_ticks_per_ns);
+        p.field("clock_calibration_ms", "clock calibration span (ms)", r.clock_calibration_ms);
+        p.field("clock_calibration_error_ppm", "clock calibration error (ppm)", r.clock_calibration_error_ppm);
         p.field("aborted", "aborted", r.aborted);
         if (r.aborted)
             p.field("abort_reason", "abort reason", r.abort_reason);

@@ -37,6 +37,16 @@ expect_err_lines() {
 # expect_true DESC CMD...: CMD succeeds.
 expect_true() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
 
+# eventually SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.2 s).
+eventually() {
+  local limit=$1 i; shift
+  for ((i = 0; i < limit * 5; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
 summary() {
   echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ]

@@ -145,9 +145,10 @@ public:
     bool wait(std::uint64_t seq, Watchdog& dog, std::uint64_t progress, const char*& reason)
     {
         std::uint32_t empty = 0;
+        const std::uint8_t expected = marker_for(seq);
         for (;;) {
             if (op_ == Op::write) {
-                if (*marker_ == marker_for(seq))
+                if (*marker_ == expected)
                     return true;
             } else {
                 ibv_wc wc;

@@ -216,6 +216,8 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     rep.clock_source = clock.info().source;
     rep.clock_why = clock.info().why;
     rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
+    rep.clock_calibration_ms = clock.info().calibration_ms;
+    rep.clock_calibration_error_ppm = clock.info().calibration_error_ppm;
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {

@@ -49,6 +49,7 @@ struct PingPongReport {
     std::optional<double> duration_s;
     std::string clock_source, clock_why;
     double clock_ticks_per_ns = 0;
+    double clock_calibration_ms = 0, clock_calibration_error_ppm = 0;
     std::vector<SizeResult> sizes;
     bool aborted = false;
     std::string abort_reason;

@@ -142,7 +142,8 @@ server=$!
 sleep 1
 timeout 120 ib_send_lat -x 1 -d rxe0 -n 100000000 127.0.0.1 >/dev/null 2>&1 &
 client=$!
-sleep 3
+rts_of() { "$q" --json qp list --pid "$1" --state rts | jq -e '.qps | length == 1'; }
+eventually 60 rts_of "$server" || bad "ib_send_lat's QP did not reach RTS within 60 s"
 run "$q" --json qp list --pid "$server"
 expect_true "ib_send_lat's server has one RC QP" test "$(jqo '.qps | length')/$(jqo '.qps[0].type.name')" = "1/RC"
 qpn=$(jqo '.qps[0].qpn.raw')

@@ -82,7 +82,9 @@ case_ "ping-pong: a server whose client is killed mid-run exits 3 within --timeo
 serve --timeout 3
 "$q" ping-pong 127.0.0.1 -d rxe0 -n 100000000 --timeout 3 >/dev/null 2>&1 &
 client=$!
-sleep 3
+in_run() { "$q" --json qp list --pid "$1" --state rts | jq -e '.qps | length == 1'; }
+eventually 60 in_run "$client" || bad "the client did not start its run within 60 s"
+sleep 1
 kill -9 "$client"
 start=$(date +%s%N)
 wait "$server"; server_rc=$?
@@ -99,7 +101,7 @@ assert d["server"][0]["aborted"] and d["server"][0]["samples"] > 0, d["server"]'
 case_ "ping-pong: a client whose server is killed mid-run exits 3 with a partial report"
 "$q" ping-pong -d rxe0 --timeout 3 >/dev/null 2>&1 &
 server=$!
-( sleep 3; kill -9 "$server" ) &
+( eventually 60 in_run "$server"; sleep 1; kill -9 "$server" ) &
 run timeout 60 "$q" --json ping-pong 127.0.0.1 -d rxe0 -n 100000000 --timeout 3
 expect_rc 3
 expect_true "client's partial report" python3 -c '

@@ -139,7 +139,8 @@ expect_rc 1; expect_err_has "no holder is running"
 case_ "qp: query of another process's QP (ib_send_lat) through the kernel view"
 ib_send_lat -x 1 -d rxe0 -n 100000000 >/dev/null 2>&1 &
 server=$!
-sleep 1
+# perftest's client does not retry: start it once the server listens.
+eventually 60 bash -c 'ss -ltn | grep -q ":18515 "'
 timeout 120 ib_send_lat -x 1 -d rxe0 -n 100000000 127.0.0.1 >/dev/null 2>&1 &
 client=$!
 rts_of() { "$q" --json qp list --pid "$1" --state rts | jq -e '.qps | length == 1'; }

@@ -6,14 +6,18 @@
 # hostile NAME PYTHON-BYTES-EXPR [CLOSE_AFTER_S]: serve, send the bytes, close.
 hostile() {
   local name=$1 payload=$2
-  "$q" ping-pong -d rxe0 -p 18650 --timeout 3 >/dev/null 2>"$hostile_err" &
+  # Bounded: a server that never sees its client must not hang the lab.
+  timeout 120 "$q" ping-pong -d rxe0 -p 18650 --timeout 3 >/dev/null 2>"$hostile_err" &
   local srv=$!
   python3 - "$payload" <<'PY'
 import socket, sys, time
-for _ in range(100):
+deadline = time.monotonic() + 60  # a sanitizer build starts slowly in the VM
+while True:
     try:
         s = socket.create_connection(("127.0.0.1", 18650), timeout=2); break
     except OSError:
+        if time.monotonic() > deadline:
+            sys.exit("no qpscope server listening on 18650 after 60 s")
         time.sleep(0.05)
 s.sendall(eval(sys.argv[1]))
 time.sleep(0.3)

@@ -6,6 +6,7 @@
 #include "commands/app.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/latency.hpp"
+#include "src/decode/port.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/perf/pingpong.hpp"
@@ -82,7 +83,7 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
                         : f->inline_mode == "off" ? perf::InlineMode::off
                                                   : perf::InlineMode::automatic;
         if (f->mtu)
-            o.mtu = static_cast<ibv_mtu>(__builtin_ctz(*f->mtu) - 7);
+            o.mtu = decode::mtu_from_bytes(*f->mtu);  // CLI11 admits only valid sizes
         o.timeout = std::chrono::milliseconds(static_cast<long>(f->timeout_s * 1000));
         o.cpu = f->cpu;
         o.histogram_rows = f->histogram ? 20 : 0;

@@ -44,6 +44,14 @@ Decoded mtu(int raw)
     return Decoded::quantity(raw, std::nullopt, "bytes", 128 << raw);
 }
 
+std::optional<ibv_mtu> mtu_from_bytes(std::uint64_t bytes)
+{
+    for (const auto& e : mtu_table)
+        if ((128u << e.value) == bytes)
+            return static_cast<ibv_mtu>(e.value);
+    return std::nullopt;
+}
+
 Flags port_cap_flags(std::uint32_t raw) { return decode_flags(port_cap_flags_table, raw); }
 Flags port_cap_flags2(std::uint16_t raw) { return decode_flags(port_cap_flags2_table, raw); }
 

@@ -174,6 +174,8 @@ Decoded link_layer(int raw);
 Decoded width(int raw);                 // name "4X", value = lanes
 Decoded speed(int raw);                 // name "EDR", value = nominal Gb/s per lane
 Decoded mtu(int raw);                   // name "1024", value = bytes
+// 1024 -> IBV_MTU_1024; nullopt for anything but 256, 512, 1024, 2048, 4096.
+std::optional<ibv_mtu> mtu_from_bytes(std::uint64_t bytes);
 Flags port_cap_flags(std::uint32_t raw);
 Flags port_cap_flags2(std::uint16_t raw);
 

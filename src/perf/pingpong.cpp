@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <sched.h>
 
+#include "src/decode/port.hpp"
 #include "src/error.hpp"
 #include "src/net/exchange.hpp"
 #include "src/perf/sizes.hpp"
@@ -93,7 +94,9 @@ void adopt(PingPongOptions& o, const Json& p)
         const std::string inl = p.at("inline").get<std::string>();
         o.inline_mode = inl == "on" ? InlineMode::on : inl == "off" ? InlineMode::off : InlineMode::automatic;
         const auto mtu = p.at("mtu").get<std::uint32_t>();
-        o.mtu = mtu ? std::optional<ibv_mtu>(static_cast<ibv_mtu>(__builtin_ctz(mtu) - 7)) : std::nullopt;
+        o.mtu = decode::mtu_from_bytes(mtu);
+        if (mtu && !o.mtu)
+            throw OperationError(fmt::format("the client asked for an MTU of {} bytes: valid are 256..4096", mtu));
         const double duration = p.at("duration").get<double>();
         o.duration_s = duration > 0 ? std::optional<double>(duration) : std::nullopt;
     } catch (const nlohmann::json::exception& e) {
@@ -116,7 +119,7 @@ verbs::RemoteEndpoint remote_from(const net::Endpoint& e)
     r.rkey = e.rkey;
     r.addr = e.addr;
     r.size = e.size;
-    r.mtu = static_cast<ibv_mtu>(__builtin_ctz(e.mtu) - 7);
+    r.mtu = decode::mtu_from_bytes(e.mtu).value_or(IBV_MTU_256);  // the exchange admits only valid MTUs
     return r;
 }
 

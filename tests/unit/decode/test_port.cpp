@@ -178,3 +178,13 @@ TEST_CASE("VL capability: code to VL range and count")
     CHECK_FALSE(vl_cap(0).known);
     CHECK_FALSE(vl_cap(6).known);
 }
+
+TEST_CASE("MTU: bytes to enum")
+{
+    CHECK(mtu_from_bytes(256) == IBV_MTU_256);
+    CHECK(mtu_from_bytes(1024) == IBV_MTU_1024);
+    CHECK(mtu_from_bytes(4096) == IBV_MTU_4096);
+    CHECK_FALSE(mtu_from_bytes(0));
+    CHECK_FALSE(mtu_from_bytes(3));
+    CHECK_FALSE(mtu_from_bytes(8192));
+}

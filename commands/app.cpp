@@ -39,6 +39,7 @@ void build_app(CLI::App& app, GlobalOptions& global)
     register_ports(app, global);
     register_qp(app, global);
     register_ping_pong(app, global);
+    register_bw(app, global);
 }
 
 namespace {

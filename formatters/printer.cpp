@@ -78,6 +78,7 @@ struct TextVisitor {
     std::string operator()(const decode::Decoded& d) const { return decoded_text(d); }
     std::string operator()(const decode::Flags& f) const { return flags_text(f); }
     std::string operator()(const Nanoseconds& t) const { return fmt::format("{:.3f}", t.ns / 1000.0); }
+    std::string operator()(const Scaled& v) const { return fmt::format("{:.{}f}", v.raw / v.unit, v.decimals); }
 };
 
 }  // namespace
@@ -121,6 +122,7 @@ struct JsonVisitor {
             j["known"] = false;
         return j;
     }
+    Json operator()(const Scaled& v) const { return v.raw; }
     Json operator()(const Nanoseconds& t) const
     {
         if (t.ns == static_cast<double>(static_cast<std::int64_t>(t.ns)))

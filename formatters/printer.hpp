@@ -21,8 +21,16 @@ struct Nanoseconds {
     double ns;
 };
 
+// A rate or amount in a display unit: text shows raw / unit with
+// `decimals` digits, JSON the raw number (bytes/s, messages/s).
+struct Scaled {
+    double raw;
+    double unit = 1;
+    int decimals = 2;
+};
+
 using Value = std::variant<std::monostate, bool, std::int64_t, std::uint64_t, double, std::string,
-                           decode::Decoded, decode::Flags, Nanoseconds>;
+                           decode::Decoded, decode::Flags, Nanoseconds, Scaled>;
 
 struct Column {
     std::string_view key;     // JSON member name

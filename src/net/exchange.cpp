@@ -28,18 +28,35 @@ void Exchange::abort(std::string_view reason) noexcept
 
 Json Exchange::swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout)
 {
+    if (role_ == Role::client) {
+        send_part(mine);
+        return receive_part(type, timeout);
+    }
+    Json theirs = receive_part(type, timeout);
+    send_part(mine);
+    return theirs;
+}
+
+void Exchange::send_part(const Json& mine)
+{
+    try {
+        channel_.send(mine, step_timeout_);
+    } catch (const TimeoutError&) {
+        throw;  // the peer is gone or silent: nobody to tell
+    } catch (const OperationError& e) {
+        abort(e.what());
+        throw;
+    }
+}
+
+Json Exchange::receive_part(std::string_view type, std::chrono::milliseconds timeout)
+{
     const std::string expecting = fmt::format("the \"{}\" message", type);
     Json theirs;
     try {
-        if (role_ == Role::client) {
-            channel_.send(mine, step_timeout_);
-            theirs = channel_.receive(timeout, expecting);
-        } else {
-            theirs = channel_.receive(timeout, expecting);
-            channel_.send(mine, step_timeout_);
-        }
+        theirs = channel_.receive(timeout, expecting);
     } catch (const TimeoutError&) {
-        throw;  // the peer is gone or silent: nobody to tell
+        throw;
     } catch (const OperationError& e) {
         abort(e.what());
         throw;
@@ -115,6 +132,17 @@ void Exchange::ready() { ready(step_timeout_); }
 void Exchange::ready(std::chrono::milliseconds timeout)
 {
     const Json theirs = swap(ready_message(), "ready", timeout);
+    checked([&] {
+        parse_ready(theirs);
+        return true;
+    });
+}
+
+void Exchange::announce_ready() { send_part(ready_message()); }
+
+void Exchange::await_ready(std::chrono::milliseconds timeout)
+{
+    const Json theirs = receive_part("ready", timeout);
     checked([&] {
         parse_ready(theirs);
         return true;

@@ -57,6 +57,11 @@ public:
     // Step 4. The barrier: returns once both sides are ready.
     void ready();
     void ready(std::chrono::milliseconds timeout);
+    // Step 4 in two halves, for a client that keeps polling in between
+    // (bw: it says it is done, then waits until the server is done too; a
+    // server answers with ready(), which receives first). Client only.
+    void announce_ready();
+    void await_ready(std::chrono::milliseconds timeout);
     // Step 5. Returns the peer's results (timeout: at least the run's length).
     Json results(const Json& local);
     Json results(const Json& local, std::chrono::milliseconds timeout);
@@ -72,6 +77,8 @@ private:
     // Sends `mine` and receives the peer's message of `type`, in the role's
     // order; answers a peer's error message with an exception.
     Json swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout);
+    void send_part(const Json& mine);
+    Json receive_part(std::string_view type, std::chrono::milliseconds timeout);
     // Runs parse(theirs); on failure tells the peer and adds the peer's name.
     template <class Parse>
     auto checked(Parse&& parse);

@@ -7,49 +7,14 @@
 
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/perf/watchdog.hpp"
 
 namespace qps::perf {
 
 namespace {
 
-// Empty polls between two looks at the clock and the out-of-band socket.
-constexpr std::uint32_t polls_per_check = 4096;
 // One signalled send in this many: the rest complete silently.
 constexpr std::uint32_t signal_every = 32;
-
-class Watchdog {
-public:
-    Watchdog(const Clock& clock, const LatencyRun& run) : clock_(clock), run_(run)
-    {
-        limit_ticks_ = static_cast<std::uint64_t>(
-            std::chrono::duration<double, std::nano>(run.silence_limit).count() * clock.info().ticks_per_ns);
-        last_ = clock.now();
-    }
-
-    // Called after polls_per_check empty polls; `progress` is the number of
-    // messages completed so far. Returns a reason to stop, or nullptr.
-    const char* check(std::uint64_t progress)
-    {
-        const std::uint64_t now = clock_.now();
-        if (progress != progress_) {
-            progress_ = progress;
-            last_ = now;
-        } else if (now - last_ > limit_ticks_) {
-            return "no completion within the timeout: the peer is silent";
-        }
-        if (run_.oob_fd >= 0) {
-            pollfd p{run_.oob_fd, POLLIN | POLLRDHUP, 0};
-            if (::poll(&p, 1, 0) > 0)
-                return "the peer finished or closed the out-of-band connection";
-        }
-        return nullptr;
-    }
-
-private:
-    const Clock& clock_;
-    const LatencyRun& run_;
-    std::uint64_t limit_ticks_ = 0, last_ = 0, progress_ = ~0ull;
-};
 
 void check_wc(const ibv_wc& wc, const char* what)
 {
@@ -227,7 +192,7 @@ LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun
     LatencyResult r;
     Poster poster(res, run);
     Arrival arrival(res, run);
-    Watchdog dog(clock, run);
+    Watchdog dog(clock, run.silence_limit, run.oob_fd);
     const char* reason = nullptr;
     const bool client = role == Role::client;
     const bool ping_pong = run.op != Op::read;

@@ -12,12 +12,10 @@
 
 #include "src/perf/clock.hpp"
 #include "src/perf/histogram.hpp"
+#include "src/perf/test_common.hpp"
 #include "src/verbs/test_resources.hpp"
 
 namespace qps::perf {
-
-enum class Op { send, write, read };
-enum class Role { client, server };
 
 struct LatencyRun {
     Op op = Op::send;

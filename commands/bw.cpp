@@ -1,0 +1,88 @@
+// `qpscope bw [HOST]`: bandwidth and message rate, both sides in one report.
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+#include "commands/app.hpp"
+#include "commands/qp/qp.hpp"
+#include "commands/test_flags.hpp"
+#include "formatters/bandwidth.hpp"
+#include "src/error.hpp"
+#include "src/net/interrupt.hpp"
+#include "src/perf/bw.hpp"
+
+namespace qps::cli {
+
+namespace {
+struct BwFlags {
+    unsigned tx_depth = 128, rx_depth = 512, post_list = 1;
+    std::optional<unsigned> cq_mod;
+    unsigned qps = 1;
+    bool bidir = false;
+    double window_ms = 10;
+    std::string unit = "Gb/s";
+};
+}  // namespace
+
+void register_bw(CLI::App& app, const GlobalOptions& global)
+{
+    auto f = std::make_shared<TestFlags>();
+    auto b = std::make_shared<BwFlags>();
+    CLI::App* cmd = app.add_subcommand(
+        "bw", "Bandwidth and message rate between two sides: without HOST this side serves, with HOST it is the "
+              "client; the client's parameters rule and both sides' figures are reported");
+    add_test_options(cmd, *f, {"write", "64K", 5000, 100, "messages per QP"});
+    cmd->add_option("--tx-depth", b->tx_depth, "Send queue depth per QP, kept full (default 128)")
+        ->check(CLI::Range(1u, 32768u));
+    cmd->add_option("--rx-depth", b->rx_depth, "Receive queue depth per QP for --op send (default 512)")
+        ->check(CLI::Range(1u, 32768u));
+    cmd->add_option("--post-list", b->post_list, "WRs chained into one ibv_post_send (default 1)")
+        ->check(CLI::Range(1u, 32768u));
+    cmd->add_option("--cq-mod", b->cq_mod, "One signalled WR in this many (default 64, at most --tx-depth)")
+        ->check(CLI::Range(1u, 32768u));
+    cmd->add_option("-q,--qps", b->qps, "Queue pairs, each with its own CQs and buffer (default 1)")
+        ->check(CLI::Range(1u, 64u));
+    cmd->add_flag("-b,--bidir", b->bidir, "Both sides post at once; each direction and the total are reported");
+    cmd->add_option("--window", b->window_ms, "Milliseconds per window for peak and minimum bandwidth (default 10)")
+        ->check(CLI::Range(0.01, 60000.0));
+    std::vector<std::string> units;
+    for (const auto& u : report::rate_units())
+        units.emplace_back(u.name);
+    cmd->add_option("-u,--unit", b->unit, "Unit of the table: Gb/s (default), GB/s, GiB/s, Mb/s, MB/s, MiB/s; JSON "
+                                          "always has bytes/s and messages/s")
+        ->check(CLI::IsMember(units));
+    cmd->callback([f, b, cmd, &global] {
+        perf::BwOptions o;
+        to_test_options(cmd, *f, o,
+                        {"--tx-depth", "--rx-depth", "--post-list", "--cq-mod", "--qps", "--bidir", "--window"});
+        o.tx_depth = b->tx_depth;
+        o.rx_depth = b->rx_depth;
+        o.post_list = b->post_list;
+        o.cq_mod = b->cq_mod.value_or(0);
+        o.qps = b->qps;
+        o.bidir = b->bidir;
+        o.window_ms = b->window_ms;
+        o.unit = b->unit;
+        perf::check_bw_options(o);
+        net::install_interrupt_handlers();  // Ctrl-C ends any wait with a message
+
+        // A live line on a terminal, replaced in place, cleared after each size.
+        const bool live = ::isatty(STDERR_FILENO) && !global.json;
+        const auto progress = [&](std::uint32_t size, double s, double rate) {
+            if (live)
+                std::cerr << '\r' << fmt_out::bw_progress_line(size, s, rate, o.unit) << "\033[K" << std::flush;
+        };
+        const auto size_done = [&](const report::BwSizeResult&) {
+            if (live)
+                std::cerr << "\r\033[K" << std::flush;
+        };
+        const auto report = perf::run_bw(o, progress, size_done);
+        emit(global, "bw", [&](fmt_out::Printer& p) { fmt_out::render_bw(report, p); });
+        if (report.aborted)
+            throw ReportedFailure{exit_timeout};
+        if (report.verify_failed)
+            throw ReportedFailure{exit_failed};
+    });
+}
+
+}  // namespace qps::cli

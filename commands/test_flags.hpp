@@ -1,0 +1,46 @@
+// The options ping-pong and bw share (connection, device, op, transport,
+// sizes, iterations or duration, inline, MTU, timeout, CPU), registered and
+// converted in one place.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/perf/test_common.hpp"
+
+namespace qps::cli {
+
+struct TestFlags {
+    std::string host;
+    std::string device;
+    unsigned port = 1;
+    std::optional<unsigned> gid_index;
+    std::string op, transport = "rc", sizes;
+    std::uint64_t iterations = 0;
+    std::optional<double> duration;
+    std::uint64_t warmup = 0;
+    std::string inline_mode = "auto";
+    std::optional<unsigned> mtu;
+    unsigned tcp_port = 18615;
+    double timeout_s = 10;
+    std::optional<int> cpu;
+};
+
+struct TestDefaults {
+    const char* op;
+    const char* sizes;
+    std::uint64_t iterations;
+    std::uint64_t warmup;
+    const char* warmup_what;  // "iterations" or "messages per QP"
+};
+
+// Registers the shared options on `cmd` with these defaults.
+void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d);
+// Fills the shared part of the options; names the test parameters given
+// explicitly (a server compares them with the client's), plus `extra` names.
+void to_test_options(const CLI::App* cmd, const TestFlags& f, perf::TestOptions& o,
+                     const std::vector<const char*>& extra = {});
+
+}  // namespace qps::cli

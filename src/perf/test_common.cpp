@@ -1,0 +1,156 @@
+#include "src/perf/test_common.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <fmt/format.h>
+#include <sched.h>
+
+#include <fmt/ranges.h>
+
+#include "src/decode/port.hpp"
+#include "src/error.hpp"
+#include "src/perf/sizes.hpp"
+
+namespace qps::perf {
+
+namespace {
+
+template <class T>
+struct Named {
+    T value;
+    std::string_view name;
+};
+constexpr std::array<Named<Op>, 3> op_names{{{Op::send, "send"}, {Op::write, "write"}, {Op::read, "read"}}};
+constexpr std::array<Named<ibv_qp_type>, 3> transport_names{
+    {{IBV_QPT_RC, "rc"}, {IBV_QPT_UC, "uc"}, {IBV_QPT_UD, "ud"}}};
+constexpr std::array<Named<InlineMode>, 3> inline_names{
+    {{InlineMode::automatic, "auto"}, {InlineMode::on, "on"}, {InlineMode::off, "off"}}};
+
+// Which op runs on which transport.
+struct Allowed {
+    Op op;
+    ibv_qp_type type;
+};
+constexpr std::array<Allowed, 6> allowed{{{Op::send, IBV_QPT_RC},
+                                          {Op::write, IBV_QPT_RC},
+                                          {Op::read, IBV_QPT_RC},
+                                          {Op::send, IBV_QPT_UC},
+                                          {Op::write, IBV_QPT_UC},
+                                          {Op::send, IBV_QPT_UD}}};
+
+template <class T, std::size_t N>
+std::string_view name_of(const std::array<Named<T>, N>& table, T value)
+{
+    const auto it = std::find_if(table.begin(), table.end(), [value](const auto& e) { return e.value == value; });
+    return it == table.end() ? std::string_view("?") : it->name;
+}
+
+template <class T, std::size_t N>
+T value_of(const std::array<Named<T>, N>& table, std::string_view name, std::string_view what)
+{
+    for (const auto& e : table)
+        if (e.name == name)
+            return e.value;
+    std::string valid;
+    for (const auto& e : table)
+        valid += fmt::format("{}{}", valid.empty() ? "" : ", ", e.name);
+    throw OperationError(fmt::format("the peer asked for {} '{}': this side knows {}", what, name, valid));
+}
+
+}  // namespace
+
+std::string_view op_name(Op op) { return name_of(op_names, op); }
+std::string_view transport_name(ibv_qp_type type) { return name_of(transport_names, type); }
+std::string_view inline_name(InlineMode mode) { return name_of(inline_names, mode); }
+Op op_from(std::string_view name) { return value_of(op_names, name, "op"); }
+ibv_qp_type transport_from(std::string_view name) { return value_of(transport_names, name, "transport"); }
+InlineMode inline_from(std::string_view name) { return value_of(inline_names, name, "inline mode"); }
+
+net::Json common_params(const TestOptions& o)
+{
+    return net::Json{{"op", op_name(o.op)},
+                     {"transport", transport_name(o.transport)},
+                     {"size", fmt::format("{}", fmt::join(o.sizes, ","))},
+                     {"iterations", o.iterations},
+                     {"duration", o.duration_s.value_or(0.0)},
+                     {"warmup", o.warmup},
+                     {"inline", inline_name(o.inline_mode)},
+                     {"mtu", o.mtu ? 128u << *o.mtu : 0u}};
+}
+
+void adopt_common(TestOptions& o, const net::Json& p)
+{
+    try {
+        o.op = op_from(p.at("op").get<std::string>());
+        o.transport = transport_from(p.at("transport").get<std::string>());
+        o.sizes = parse_sizes(p.at("size").get<std::string>());
+        o.iterations = p.at("iterations").get<std::uint64_t>();
+        o.warmup = p.at("warmup").get<std::uint64_t>();
+        o.inline_mode = inline_from(p.at("inline").get<std::string>());
+        const auto mtu = p.at("mtu").get<std::uint32_t>();
+        o.mtu = decode::mtu_from_bytes(mtu);
+        if (mtu && !o.mtu)
+            throw OperationError(fmt::format("the client asked for an MTU of {} bytes: valid are 256..4096", mtu));
+        const double duration = p.at("duration").get<double>();
+        o.duration_s = duration > 0 ? std::optional<double>(duration) : std::nullopt;
+    } catch (const nlohmann::json::exception& e) {
+        throw OperationError(fmt::format("the client's test parameters are malformed: {}", e.what()));
+    } catch (const UsageError& e) {
+        throw OperationError(fmt::format("the client's test parameters are invalid: {}", e.what()));
+    }
+    if (o.sizes.size() > 64)
+        throw OperationError("the client's test asks for more than 64 sizes");
+}
+
+void check_op_transport(Op op, ibv_qp_type type)
+{
+    const bool ok =
+        std::any_of(allowed.begin(), allowed.end(), [&](const Allowed& a) { return a.op == op && a.type == type; });
+    if (!ok)
+        throw UsageError(fmt::format("--op {} is not possible on --transport {}: RC does send, write, read; UC "
+                                     "send, write; UD send only",
+                                     op_name(op), transport_name(type)));
+}
+
+verbs::RemoteEndpoint remote_from(const net::Endpoint& e)
+{
+    verbs::RemoteEndpoint r;
+    r.qpn = e.qpn;
+    r.psn = e.psn;
+    r.lid = e.lid;
+    r.gid = e.gid;
+    r.rkey = e.rkey;
+    r.addr = e.addr;
+    r.size = e.size;
+    r.mtu = decode::mtu_from_bytes(e.mtu).value_or(IBV_MTU_256);  // the exchange admits only valid MTUs
+    return r;
+}
+
+net::Endpoint endpoint_from(const verbs::LocalEndpoint& l)
+{
+    net::Endpoint e{};
+    e.qpn = l.qpn;
+    e.psn = l.psn;
+    e.lid = l.lid;
+    e.gid = l.gid;
+    e.gid_index = l.gid_index;
+    e.rkey = l.rkey;
+    e.addr = l.addr;
+    e.size = l.size;
+    e.mtu = 128u << l.mtu;
+    return e;
+}
+
+void pin_cpu(const std::optional<int>& cpu)
+{
+    if (!cpu)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(*cpu, &set);
+    if (::sched_setaffinity(0, sizeof set, &set) != 0)
+        throw SystemError(fmt::format("sched_setaffinity(cpu {})", *cpu), errno, "is that CPU online and allowed?");
+}
+
+}  // namespace qps::perf

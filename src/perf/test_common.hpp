@@ -1,0 +1,70 @@
+// What ping-pong and bw share around their hot loops: the names of ops and
+// transports as they travel in the exchange, which op runs on which
+// transport, the conversion between the exchange's endpoint and the verbs
+// side's, and CPU pinning.
+#pragma once
+
+#include <infiniband/verbs.h>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/net/messages.hpp"
+#include "src/verbs/test_resources.hpp"
+
+namespace qps::perf {
+
+enum class Op { send, write, read };
+enum class Role { client, server };
+enum class InlineMode { automatic, on, off };
+
+// What both tests take from the command line and send to the server.
+struct TestOptions {
+    std::string host;  // empty: serve
+    std::uint16_t tcp_port = 18615;
+    std::string device;
+    std::uint8_t port = 1;
+    std::optional<std::uint32_t> gid_index;
+    Op op = Op::send;
+    ibv_qp_type transport = IBV_QPT_RC;
+    std::vector<std::uint32_t> sizes{2};
+    std::uint64_t iterations = 1000;
+    std::optional<double> duration_s;
+    std::uint64_t warmup = 100;
+    InlineMode inline_mode = InlineMode::automatic;
+    std::optional<ibv_mtu> mtu;
+    std::chrono::milliseconds timeout{10000};
+    std::optional<int> cpu;
+    // Test parameters the server was given explicitly: they must agree with
+    // the client's, or the server names the mismatch.
+    std::vector<std::string> server_explicit;
+};
+
+// The shared test parameters as they travel (flat: the exchange carries
+// scalars), and the server's adoption of the client's (OperationError
+// naming what is malformed or invalid; each test checks its combinations).
+net::Json common_params(const TestOptions& o);
+void adopt_common(TestOptions& o, const net::Json& p);
+
+std::string_view op_name(Op op);
+std::string_view transport_name(ibv_qp_type type);
+std::string_view inline_name(InlineMode mode);
+
+// Parse what a peer sent; OperationError names the value and the valid ones.
+Op op_from(std::string_view name);
+ibv_qp_type transport_from(std::string_view name);
+InlineMode inline_from(std::string_view name);
+
+// UsageError unless the op runs on the transport (IB spec: UC has no RDMA
+// read, UD only sends).
+void check_op_transport(Op op, ibv_qp_type type);
+
+verbs::RemoteEndpoint remote_from(const net::Endpoint& e);
+net::Endpoint endpoint_from(const verbs::LocalEndpoint& l);
+
+// Pins the calling thread; SystemError when the CPU is not allowed.
+void pin_cpu(const std::optional<int>& cpu);
+
+}  // namespace qps::perf

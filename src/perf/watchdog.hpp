@@ -1,0 +1,65 @@
+// The hot loops' watchdog, shared by ping-pong and bw: looked at every few
+// thousand empty polls (never per message), it ends a run whose peer went
+// silent, that was interrupted (SIGINT/SIGTERM), or whose out-of-band
+// socket became readable (the peer finished or went away).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <poll.h>
+
+#include "src/net/interrupt.hpp"
+#include "src/perf/clock.hpp"
+
+namespace qps::perf {
+
+// Empty polls between two looks at the clock and the sockets.
+inline constexpr std::uint32_t polls_per_check = 4096;
+
+// True when `fd` has data or a hang-up waiting (never blocks; -1: false).
+inline bool fd_readable(int fd)
+{
+    if (fd < 0)
+        return false;
+    pollfd p{fd, POLLIN | POLLRDHUP, 0};
+    return ::poll(&p, 1, 0) > 0;
+}
+
+class Watchdog {
+public:
+    // oob_fd -1: the socket is not watched.
+    Watchdog(const Clock& clock, std::chrono::milliseconds silence_limit, int oob_fd)
+        : clock_(clock), oob_fd_(oob_fd)
+    {
+        limit_ticks_ = static_cast<std::uint64_t>(
+            std::chrono::duration<double, std::nano>(silence_limit).count() * clock.info().ticks_per_ns);
+        last_ = clock.now();
+    }
+
+    // `progress`: messages completed so far. Returns a reason to stop, or nullptr.
+    const char* check(std::uint64_t progress)
+    {
+        const std::uint64_t now = clock_.now();
+        if (progress != progress_) {
+            progress_ = progress;
+            last_ = now;
+        } else if (now - last_ > limit_ticks_) {
+            return "no completion within the timeout: the peer is silent";
+        }
+        if (net::interrupt_pending())
+            return "interrupted";
+        if (fd_readable(oob_fd_))
+            return "the peer finished or closed the out-of-band connection";
+        return nullptr;
+    }
+
+    // Restarts the silence limit (a new phase begins).
+    void reset() { last_ = clock_.now(); }
+
+private:
+    const Clock& clock_;
+    int oob_fd_;
+    std::uint64_t limit_ticks_ = 0, last_ = 0, progress_ = ~0ull;
+};
+
+}  // namespace qps::perf

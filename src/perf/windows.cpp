@@ -1,0 +1,58 @@
+#include "src/perf/windows.hpp"
+
+#include <algorithm>
+
+namespace qps::perf {
+
+WindowMeter::WindowMeter(std::uint64_t start, std::uint64_t window)
+    : start_(start), window_(std::max<std::uint64_t>(window, 1)), last_(start), window_end_(start + window_),
+      end_(start)
+{
+}
+
+void WindowMeter::close_window()
+{
+    peak_ = windows_ == 0 ? current_ : std::max(peak_, current_);
+    min_ = windows_ == 0 ? current_ : std::min(min_, current_);
+    ++windows_;
+    current_ = 0;
+    window_end_ += window_;
+}
+
+void WindowMeter::add(std::uint64_t now, std::uint64_t bytes)
+{
+    total_ += bytes;
+    if (now <= last_) {  // no time passed: the bytes belong to the current window
+        current_ += static_cast<double>(bytes);
+        return;
+    }
+    const double per_tick = static_cast<double>(bytes) / static_cast<double>(now - last_);
+    std::uint64_t from = last_;
+    while (from < now) {
+        const std::uint64_t to = std::min(now, window_end_);
+        current_ += per_tick * static_cast<double>(to - from);
+        from = to;
+        if (from == window_end_)
+            close_window();
+    }
+    last_ = now;
+    end_ = now;
+}
+
+void WindowMeter::finish(std::uint64_t end)
+{
+    // Time without completions at the end still closes the windows it fills.
+    if (end > last_)
+        add(end, 0);
+    end_ = std::max(end_, end);
+}
+
+double WindowMeter::average() const
+{
+    return end_ > start_ ? static_cast<double>(total_) / static_cast<double>(end_ - start_) : 0.0;
+}
+
+double WindowMeter::peak() const { return windows_ ? peak_ / static_cast<double>(window_) : average(); }
+double WindowMeter::minimum() const { return windows_ ? min_ / static_cast<double>(window_) : average(); }
+
+}  // namespace qps::perf

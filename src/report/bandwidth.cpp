@@ -1,0 +1,99 @@
+#include "src/report/bandwidth.hpp"
+
+#include <fmt/format.h>
+
+#include "src/error.hpp"
+
+namespace qps::report {
+
+namespace {
+
+qp::Json to_json(const DirectionStats& d)
+{
+    return {{"messages", d.messages},
+            {"bytes", d.bytes},
+            {"seconds", d.seconds},
+            {"bytes_per_s", d.bytes_per_s},
+            {"peak_bytes_per_s", d.peak_bytes_per_s},
+            {"min_bytes_per_s", d.min_bytes_per_s},
+            {"windows", d.windows},
+            {"messages_per_s", d.messages_per_s}};
+}
+
+std::optional<DirectionStats> direction_from_json(const qp::Json& j)
+{
+    if (j.is_null())
+        return std::nullopt;
+    DirectionStats d;
+    d.messages = j.at("messages").get<std::uint64_t>();
+    d.bytes = j.at("bytes").get<std::uint64_t>();
+    d.seconds = j.at("seconds").get<double>();
+    d.bytes_per_s = j.at("bytes_per_s").get<double>();
+    d.peak_bytes_per_s = j.at("peak_bytes_per_s").get<double>();
+    d.min_bytes_per_s = j.at("min_bytes_per_s").get<double>();
+    d.windows = j.at("windows").get<std::uint64_t>();
+    d.messages_per_s = j.at("messages_per_s").get<double>();
+    return d;
+}
+
+}  // namespace
+
+qp::Json to_json(const SideStats& s)
+{
+    qp::Json j{{"size", s.size},
+               {"tx", s.tx ? to_json(*s.tx) : qp::Json(nullptr)},
+               {"rx", s.rx ? to_json(*s.rx) : qp::Json(nullptr)},
+               {"cpu_user_s", s.cpu_user_s},
+               {"cpu_sys_s", s.cpu_sys_s},
+               {"cpu_wall_s", s.cpu_wall_s},
+               {"cpu_percent", s.cpu_percent},
+               {"verified", s.verified},
+               {"verify_failed", s.verify_failed},
+               {"aborted", s.aborted}};
+    if (s.aborted)
+        j["abort_reason"] = s.abort_reason;
+    return j;
+}
+
+SideStats side_stats_from_json(const qp::Json& j)
+{
+    try {
+        SideStats s;
+        s.size = j.at("size").get<std::uint32_t>();
+        s.tx = direction_from_json(j.at("tx"));
+        s.rx = direction_from_json(j.at("rx"));
+        s.cpu_user_s = j.at("cpu_user_s").get<double>();
+        s.cpu_sys_s = j.at("cpu_sys_s").get<double>();
+        s.cpu_wall_s = j.at("cpu_wall_s").get<double>();
+        s.cpu_percent = j.at("cpu_percent").get<double>();
+        s.verified = j.at("verified").get<std::string>();
+        s.verify_failed = j.at("verify_failed").get<bool>();
+        s.aborted = j.at("aborted").get<bool>();
+        s.abort_reason = j.value("abort_reason", "");
+        return s;
+    } catch (const nlohmann::json::exception& e) {
+        throw OperationError(fmt::format("the peer's results are malformed: {}", e.what()));
+    }
+}
+
+const std::vector<RateUnit>& rate_units()
+{
+    static const std::vector<RateUnit> units{
+        {"Gb/s", 1e9 / 8},       {"GB/s", 1e9},       {"GiB/s", 1024.0 * 1024 * 1024},
+        {"Mb/s", 1e6 / 8},       {"MB/s", 1e6},       {"MiB/s", 1024.0 * 1024},
+    };
+    return units;
+}
+
+const RateUnit& rate_unit(std::string_view name)
+{
+    std::string valid;
+    for (const auto& u : rate_units()) {
+        if (u.name == name)
+            return u;
+        valid += fmt::format("{}{}", valid.empty() ? "" : ", ", u.name);
+    }
+    throw UsageError(fmt::format("--unit '{}' is not a unit: valid are {}", name, valid));
+}
+
+}  // namespace qps::report

@@ -1,0 +1,77 @@
+// Bandwidth figures of one size on one side, and the whole bw report.
+// Rates are kept in bytes/s and messages/s; units are a matter of display.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/qp/holder_protocol.hpp"
+
+namespace qps::report {
+
+// One direction as one side saw it: what it sent (tx, from send
+// completions) or what it received (rx, from receive completions).
+struct DirectionStats {
+    std::uint64_t messages = 0, bytes = 0;
+    double seconds = 0;             // the measured span
+    double bytes_per_s = 0;         // bytes / seconds
+    double peak_bytes_per_s = 0;    // best complete window
+    double min_bytes_per_s = 0;     // worst complete window
+    std::uint64_t windows = 0;      // complete windows (0: span shorter than one window)
+    double messages_per_s = 0;
+};
+
+struct SideStats {
+    std::uint32_t size = 0;
+    std::optional<DirectionStats> tx, rx;
+    double cpu_user_s = 0, cpu_sys_s = 0, cpu_wall_s = 0;
+    double cpu_percent = 0;        // (user + sys) / wall, of one CPU
+    std::string verified;          // "ok", "not checked (...)" or "MISMATCH ..."
+    bool verify_failed = false;
+    bool aborted = false;
+    std::string abort_reason;
+};
+
+qp::Json to_json(const SideStats& s);
+SideStats side_stats_from_json(const qp::Json& j);  // OperationError on a malformed peer report
+
+struct BwSizeResult {
+    SideStats local;
+    std::optional<SideStats> peer;
+};
+
+struct BwReport {
+    std::string role, peer;
+    std::string op, transport;
+    bool bidir = false;
+    std::string device;
+    std::uint32_t port = 1, gid_index = 0;
+    std::string gid_why;
+    std::uint32_t mtu_bytes = 0;
+    bool inline_used = false;
+    std::uint32_t inline_max = 0;
+    std::uint32_t qps = 1, tx_depth = 0, rx_depth = 0, post_list = 1, cq_mod = 1;
+    std::uint64_t iterations = 0, warmup = 0;
+    std::optional<double> duration_s;
+    double window_ms = 10;
+    std::string unit;
+    std::string clock_source;
+    std::vector<BwSizeResult> sizes;
+    bool aborted = false;
+    std::string abort_reason;
+    bool verify_failed = false;
+};
+
+// Display units: bits or bytes per second at a decimal or binary scale.
+struct RateUnit {
+    std::string_view name;     // as typed and shown: "Gb/s"
+    double bytes_per_s;        // one unit in bytes per second
+};
+const std::vector<RateUnit>& rate_units();
+// UsageError naming the valid units.
+const RateUnit& rate_unit(std::string_view name);
+
+}  // namespace qps::report

@@ -4,9 +4,12 @@ _qpscope_words() {  # the word list for one (sub)command
         --max-dest-rd-atomic --min-rnr-timer --timeout --retry-cnt --rnr-retry --dgid --dlid --sl --sgid-index
         --hop-limit --traffic-class --flow-label --static-rate --path-mig-state"
     case $1 in
-        "") echo "ports qp ping-pong" ;;
+        "") echo "ports qp ping-pong bw" ;;
         ping-pong) echo "-d --device -i --ib-port -x --gid-index --op --transport -s --size -n --iterations -D --duration
             -w --warmup --inline -m --mtu -p --tcp-port -t --timeout -c --cpu --histogram" ;;
+        bw) echo "-d --device -i --ib-port -x --gid-index --op --transport -s --size -n --iterations -D --duration
+            -w --warmup --inline -m --mtu -p --tcp-port -t --timeout -c --cpu --tx-depth --rx-depth --post-list
+            --cq-mod -q --qps -b --bidir --window -u --unit" ;;
         ports) echo "-d --device -p --port" ;;
         qp) echo "create modify query list post destroy" ;;
         "qp create") echo "-d --device -t --type --send-wr --recv-wr --send-sge --recv-sge --max-inline --cq-depth
@@ -37,12 +40,12 @@ _qpscope()
     for ((i = 1; i < COMP_CWORD; i++)); do
         w=${COMP_WORDS[i]}
         case "$path:$w" in
-            :ports|:qp|:ping-pong) path=$w ;;
+            :ports|:qp|:ping-pong|:bw) path=$w ;;
             qp:create|qp:modify|qp:query|qp:list|qp:post|qp:destroy) path="qp $w" ;;
         esac
     done
-    # ping-pong's -t (timeout) and -p (TCP port) take numbers, not types or ports.
-    if [[ $path == ping-pong && ( $prev == -t || $prev == -p ) ]]; then
+    # ping-pong's and bw's -t (timeout) and -p (TCP port) take numbers, not types or ports.
+    if [[ ( $path == ping-pong || $path == bw ) && ( $prev == -t || $prev == -p ) ]]; then
         COMPREPLY=(); return
     fi
 
@@ -54,6 +57,7 @@ _qpscope()
         --state|--cur-state) COMPREPLY=($(compgen -W "$states" -- "$cur")); return ;;
         --to) COMPREPLY=($(compgen -W "init rtr rts" -- "$cur")); return ;;
         --op) COMPREPLY=($(compgen -W "send write read" -- "$cur")); return ;;
+        -u|--unit) COMPREPLY=($(compgen -W "Gb/s GB/s GiB/s Mb/s MB/s MiB/s" -- "$cur")); return ;;
         --mtu) COMPREPLY=($(compgen -W "256 512 1024 2048 4096" -- "$cur")); return ;;
         --path-mig-state) COMPREPLY=($(compgen -W "migrated rearm armed" -- "$cur")); return ;;
         --access)

@@ -12,6 +12,7 @@
 //     (-D); the sender keeps the queues full past the end (cool-down: at
 //     most tx-depth more messages per QP), so the queue never drains
 //     inside the span; warm-up and cool-down are not in the figures;
+//     a receiver's span runs from its warm-up to its last receive;
 //   - bandwidth = bytes completed in the span / span; peak and minimum
 //     over fixed windows (WindowMeter); message rate; CPU use of the span.
 //

@@ -45,6 +45,16 @@ void WindowMeter::finish(std::uint64_t end)
     if (end > last_)
         add(end, 0);
     end_ = std::max(end_, end);
+    // A last partial window of at least half a window counts, at its rate.
+    const std::uint64_t partial = end_ - (window_end_ - window_);
+    if (windows_ > 0 && 2 * partial >= window_ && partial < window_) {
+        const double scaled = current_ * static_cast<double>(window_) / static_cast<double>(partial);
+        peak_ = std::max(peak_, scaled);
+        min_ = std::min(min_, scaled);
+        ++windows_;
+        current_ = 0;
+        window_end_ += window_;
+    }
 }
 
 double WindowMeter::average() const

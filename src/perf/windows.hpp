@@ -4,9 +4,10 @@
 // messages), so the bytes of a batch are spread evenly over the time since
 // the previous batch, and every window of `window` ticks that this time
 // covers gets its share. A window that nothing reached (a stall) counts
-// with 0 bytes. Peak and minimum are taken over complete windows only; a
-// span shorter than one window yields its average as peak and minimum
-// (windows() == 0 says so).
+// with 0 bytes. Peak and minimum are taken over complete windows, and over
+// the last partial one if it spans at least half a window (at its own
+// rate); a span shorter than one window yields its average as peak and
+// minimum (windows() == 0 says so).
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,7 @@ public:
 
     // `bytes` completed at tick `now` (>= the previous call's now).
     void add(std::uint64_t now, std::uint64_t bytes);
-    // Ends the span at `end` (>= the last add): the partial last window is
-    // left out of peak and minimum.
+    // Ends the span at `end` (>= the last add).
     void finish(std::uint64_t end);
 
     std::uint64_t bytes() const { return total_; }

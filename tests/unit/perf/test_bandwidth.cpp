@@ -49,14 +49,22 @@ TEST_CASE("windows: a stall shows as a window of 0, a burst as the peak")
     CHECK(m.average() == doctest::Approx(5000.0 / 400));
 }
 
-TEST_CASE("windows: the partial last window is left out; a span shorter than a window reports its average")
+TEST_CASE("windows: a partial last window counts from half a window on; a span shorter than a window reports its average")
 {
     WindowMeter m(0, 100);
     m.add(100, 1000);
-    m.add(150, 5000);  // half a window at 100/tick: not a complete window
-    m.finish(150);
+    m.add(140, 4000);  // 40 % of a window at 100/tick: left out
+    m.finish(140);
     CHECK(m.windows() == 1);
     CHECK(m.peak() == doctest::Approx(10.0));
+
+    WindowMeter half(0, 100);
+    half.add(100, 1000);
+    half.add(150, 5000);  // half a window at 100/tick: counts at its rate
+    half.finish(150);
+    CHECK(half.windows() == 2);
+    CHECK(half.peak() == doctest::Approx(100.0));
+    CHECK(half.minimum() == doctest::Approx(10.0));
 
     WindowMeter short_span(0, 1000);
     short_span.add(10, 100);

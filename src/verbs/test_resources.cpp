@@ -55,6 +55,8 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
         throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
     if (setup.port < 1 || setup.port > da.phys_port_cnt)
         throw UsageError(fmt::format("--port {}: {} has ports 1..{}", setup.port, device_name_, da.phys_port_cnt));
+    rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_init_rd_atom, 1, 16));
+    dest_rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_rd_atom, 1, 16));
     const ibv_port_attr pa = port_attr();
     if (pa.state != IBV_PORT_ACTIVE)
         throw OperationError(fmt::format("{} port {} is not ACTIVE; 'qpscope ports -d {}' shows why", device_name_,
@@ -149,8 +151,8 @@ void TestResources::connect(const RemoteEndpoint& peer)
         given.sgid_index = static_cast<std::uint8_t>(local_.gid_index);
         given.hop_limit = 64;
     }
-    given.max_rd_atomic = 1;
-    given.max_dest_rd_atomic = 1;
+    given.max_rd_atomic = rd_atomic_;
+    given.max_dest_rd_atomic = dest_rd_atomic_;
     given.timeout = 14;
     given.retry_cnt = 7;
     given.rnr_retry = 7;

@@ -91,6 +91,11 @@ private:
     QueuePair qp_;
     AddressHandle ah_;
     std::uint32_t granted_inline_ = 0;
+    // RDMA reads (and atomics) in flight: the device's limits up to 16 (what
+    // every current device accepts on both ends, since the endpoint
+    // exchange does not carry the peer's limit), so a read test is not held
+    // to one outstanding read.
+    std::uint8_t rd_atomic_ = 1, dest_rd_atomic_ = 1;
     LocalEndpoint local_;
     RemoteEndpoint remote_;
 };

@@ -1,19 +1,91 @@
-// `qpscope ports`: every device and port, decoded.
+// `qpscope ports`: every device and port, decoded; as a table, JSON or
+// Prometheus metrics, once or (--watch) every few seconds.
+#include <fmt/format.h>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <unistd.h>
 
 #include "commands/app.hpp"
 #include "formatters/ports.hpp"
+#include "formatters/ports_watch.hpp"
+#include "formatters/prometheus.hpp"
+#include "src/error.hpp"
+#include "src/net/interrupt.hpp"
 #include "src/report/ports.hpp"
+#include "src/report/ports_watch.hpp"
 #include "src/verbs/discovery.hpp"
 
 namespace qps::cli {
 
 namespace {
+
 struct PortsOptions {
     std::string device;
     std::uint32_t port = 0;  // 0: all ports
+    std::string format = "table";  // table | json | prometheus
+    std::string watch;             // SECONDS; empty: one report
+    std::uint64_t count = 0;       // samples under --watch; 0: until interrupted
 };
+
+enum class Format { table, json, prometheus };
+
+// --format and the global --json name the same thing; they must agree.
+Format output_format(const PortsOptions& o, bool format_given, bool global_json)
+{
+    const Format f = o.format == "json" ? Format::json : o.format == "prometheus" ? Format::prometheus : Format::table;
+    if (global_json && format_given && f != Format::json)
+        throw UsageError(fmt::format("--json and --format {} ask for different output: give one of them", o.format));
+    return global_json ? Format::json : f;
+}
+
+void print_once(const verbs::Filter& filter, Format format, const GlobalOptions& global)
+{
+    const report::PortsReport report = report::build_ports_report(verbs::snapshot_devices(filter));
+    if (format == Format::prometheus) {
+        fmt_out::render_ports_prometheus(report, std::cout);
+        return;
+    }
+    fmt_out::PrinterOptions po = global.printer();
+    po.json = format == Format::json;
+    auto printer = fmt_out::make_printer(po, std::cout);
+    printer->begin_document("ports");
+    fmt_out::render_ports(report, *printer);
+    printer->end_document();
+}
+
+// A terminal gets the table redrawn in place; anything else (a pipe, a
+// file, or --json) one JSON line per sample.
+void watch(const verbs::Filter& filter, Format format, const PortsOptions& o, const GlobalOptions& global)
+{
+    if (format == Format::prometheus)
+        throw UsageError("--watch shows a table on a terminal or JSON lines: it does not take --format prometheus "
+                         "(run --format prometheus from a timer instead)");
+    report::WatchOptions wo;
+    wo.interval_s = report::parse_watch_interval(o.watch);
+    wo.count = o.count;
+    const bool redraw = format == Format::table && ::isatty(STDOUT_FILENO);
+    const fmt_out::PrinterOptions text = global.printer();
+    net::install_interrupt_handlers();  // Ctrl-C / SIGTERM end the watch, exit 0
+    report::run_watch(
+        wo, [&] { return report::build_ports_report(verbs::snapshot_devices(filter, verbs::Detail::counters)); },
+        [&](const report::WatchSample& sample) {
+            if (!redraw) {
+                auto printer = fmt_out::make_json_lines_printer(std::cout);
+                printer->begin_document("ports --watch");
+                fmt_out::render_watch_sample(sample, *printer);
+                printer->end_document();
+                return;
+            }
+            std::ostringstream screen;
+            auto printer = fmt_out::make_printer(text, screen);
+            printer->begin_document("ports --watch");
+            fmt_out::render_watch_sample(sample, *printer);
+            printer->end_document();
+            std::cout << fmt_out::terminal_frame(screen.str()) << std::flush;
+        });
+}
+
 }  // namespace
 
 void register_ports(CLI::App& app, const GlobalOptions& global)
@@ -25,15 +97,27 @@ void register_ports(CLI::App& app, const GlobalOptions& global)
     cmd->add_option("-d,--device", opts->device, "Only this device (e.g. mlx5_0, rxe0)");
     cmd->add_option("-p,--port", opts->port, "Only this port number (1-based)")
         ->check(CLI::Range(1, 255));
-    cmd->callback([opts, &global] {
+    auto* format = cmd->add_option("--format", opts->format,
+                                   "Output: table (default), json (as --json), prometheus (text exposition format, "
+                                   "for node_exporter's textfile collector)")
+                       ->check(CLI::IsMember({"table", "json", "prometheus"}));
+    auto* watch_opt = cmd->add_option("--watch", opts->watch,
+                                      "Sample the counters every SECONDS (e.g. 1, 0.5) until Ctrl-C: a table redrawn "
+                                      "in place on a terminal, else one JSON line per sample with per-second deltas")
+                          ->type_name("SECONDS");
+    cmd->add_option("--count", opts->count, "With --watch: stop after N samples")
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}))
+        ->type_name("N")
+        ->needs(watch_opt);
+    cmd->callback([opts, format, watch_opt, &global] {
         verbs::Filter filter{opts->device, {}};
         if (opts->port != 0)
             filter.port = opts->port;
-        const report::PortsReport report = report::build_ports_report(verbs::snapshot_devices(filter));
-        auto printer = fmt_out::make_printer(global.printer(), std::cout);
-        printer->begin_document("ports");
-        fmt_out::render_ports(report, *printer);
-        printer->end_document();
+        const Format f = output_format(*opts, format->count() > 0, global.json);
+        if (watch_opt->count() > 0)
+            watch(filter, f, *opts, global);
+        else
+            print_once(filter, f, global);
     });
 }
 

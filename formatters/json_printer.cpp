@@ -14,7 +14,7 @@ using Json = nlohmann::ordered_json;
 
 class JsonPrinter final : public Printer {
 public:
-    explicit JsonPrinter(std::ostream& out) : out_(out) {}
+    JsonPrinter(std::ostream& out, int indent) : out_(out), indent_(indent) {}
 
     void begin_document(std::string_view command) override
     {
@@ -23,7 +23,7 @@ public:
         root_["command"] = command;
         stack_.assign(1, &root_);
     }
-    void end_document() override { out_ << root_.dump(2) << '\n'; }
+    void end_document() override { out_ << root_.dump(indent_) << '\n' << std::flush; }
 
     void begin_object(std::string_view key, std::string_view) override { push(key, Json::object()); }
     void end_object() override { stack_.pop_back(); }
@@ -63,12 +63,18 @@ private:
     void push(std::string_view key, Json value) { stack_.push_back(&add(key, std::move(value))); }
 
     std::ostream& out_;
+    int indent_;  // -1: the whole document on one line (JSON Lines)
     Json root_;
     std::vector<Json*> stack_;
 };
 
 }  // namespace
 
-std::unique_ptr<Printer> make_json_printer(std::ostream& out) { return std::make_unique<JsonPrinter>(out); }
+std::unique_ptr<Printer> make_json_printer(std::ostream& out) { return std::make_unique<JsonPrinter>(out, 2); }
+
+std::unique_ptr<Printer> make_json_lines_printer(std::ostream& out)
+{
+    return std::make_unique<JsonPrinter>(out, -1);
+}
 
 }  // namespace qps::fmt_out

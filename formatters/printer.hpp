@@ -63,6 +63,9 @@ struct PrinterOptions {
 };
 
 std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostream& out);
+// JSON Lines: each document (begin_document .. end_document) is one line,
+// flushed at its end (`ports --watch` into a pipe).
+std::unique_ptr<Printer> make_json_lines_printer(std::ostream& out);
 
 // Text of a value as the table printer shows it (exposed for tests).
 std::string to_text(const Value& value);

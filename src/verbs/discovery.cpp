@@ -64,7 +64,7 @@ void read_pkeys(ibv_context* ctx, PortSnapshot& port)
     }
 }
 
-PortSnapshot read_port(ibv_context* ctx, const std::string& dev, std::uint32_t num)
+PortSnapshot read_port(ibv_context* ctx, const std::string& dev, std::uint32_t num, Detail detail)
 {
     PortSnapshot port;
     port.port_num = num;
@@ -73,14 +73,16 @@ PortSnapshot read_port(ibv_context* ctx, const std::string& dev, std::uint32_t n
 #if QPSCOPE_HAVE_ACTIVE_SPEED_EX
     port.active_speed_ex = port.attr.active_speed_ex;
 #endif
-    read_gids(ctx, port);
-    read_pkeys(ctx, port);
+    if (detail == Detail::full) {
+        read_gids(ctx, port);
+        read_pkeys(ctx, port);
+    }
     port.counters = kernel::read_port_counters(dev, num, "counters");
     port.hw_counters = kernel::read_port_counters(dev, num, "hw_counters");
     return port;
 }
 
-DeviceSnapshot read_device(ibv_device* device, const Filter& filter)
+DeviceSnapshot read_device(ibv_device* device, const Filter& filter, Detail detail)
 {
     DeviceSnapshot d;
     d.name = ibv_get_device_name(device);
@@ -100,7 +102,8 @@ DeviceSnapshot read_device(ibv_device* device, const Filter& filter)
         throw SystemError(fmt::format("ibv_query_device({})", d.name), rc > 0 ? rc : errno);
     }
 
-    d.max_inline_rc = probe_max_inline(ctx.get());
+    if (detail == Detail::full)
+        d.max_inline_rc = probe_max_inline(ctx.get());
 
     const std::uint32_t nports = d.attr.orig_attr.phys_port_cnt;
     if (filter.port && (*filter.port < 1 || *filter.port > nports))
@@ -108,13 +111,13 @@ DeviceSnapshot read_device(ibv_device* device, const Filter& filter)
                                      *filter.port, nports));
     for (std::uint32_t p = 1; p <= nports; ++p)
         if (!filter.port || *filter.port == p)
-            d.ports.push_back(read_port(ctx.get(), d.name, p));
+            d.ports.push_back(read_port(ctx.get(), d.name, p, detail));
     return d;
 }
 
 }  // namespace
 
-std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter)
+std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail)
 {
     int n = 0;
     DeviceList list(ibv_get_device_list(&n));
@@ -138,7 +141,7 @@ std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter)
     std::vector<DeviceSnapshot> out;
     for (int i = 0; i < n; ++i)
         if (filter.device.empty() || names[i] == filter.device)
-            out.push_back(read_device(list.get()[i], filter));
+            out.push_back(read_device(list.get()[i], filter, detail));
     return out;
 }
 

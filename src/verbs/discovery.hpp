@@ -54,9 +54,14 @@ struct Filter {
     std::optional<std::uint32_t> port;    // empty: all
 };
 
+// How much to read: everything, or what changes over time (device and port
+// attributes and the sysfs counters; no GID/P_Key tables, no inline probe,
+// which creates QPs) for repeated sampling (`ports --watch`).
+enum class Detail { full, counters };
+
 // Opens every (filtered) device and reads it. Throws UsageError for an
 // unknown device or port (naming what exists), OperationError when the
 // host has no RDMA device, SystemError when a query fails.
-std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter);
+std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail = Detail::full);
 
 }  // namespace qps::verbs

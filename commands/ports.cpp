@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "commands/app.hpp"
+#include "commands/option_values.hpp"
 #include "formatters/ports.hpp"
 #include "src/report/ports.hpp"
 #include "src/verbs/discovery.hpp"
@@ -22,9 +23,11 @@ void register_ports(CLI::App& app, const GlobalOptions& global)
     CLI::App* cmd = app.add_subcommand(
         "ports", "Show every RDMA device and port with all attributes decoded: state, width x speed, "
                  "MTU, capability flags, GID and P_Key tables, counters");
-    cmd->add_option("-d,--device", opts->device, "Only this device (e.g. mlx5_0, rxe0)");
+    cmd->add_option("-d,--device", opts->device, "Only this device (e.g. mlx5_0, rxe0)")
+        ->type_name(value_type::device);
     cmd->add_option("-p,--port", opts->port, "Only this port number (1-based)")
-        ->check(CLI::Range(1, 255));
+        ->check(CLI::Range(1, 255))
+        ->type_name(value_type::port);
     cmd->callback([opts, &global] {
         verbs::Filter filter{opts->device, {}};
         if (opts->port != 0)

@@ -2,12 +2,13 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
 #include <unistd.h>
 
+#include "commands/describe.hpp"
+#include "commands/option_values.hpp"
 #include "formatters/json_value.hpp"
 #include "src/config.hpp"
 #include "src/error.hpp"
@@ -15,12 +16,24 @@
 
 namespace qps::cli {
 
+bool color_enabled(std::string_view mode, bool stdout_is_terminal, const char* no_color)
+{
+    if (mode == "always")
+        return true;
+    if (mode == "never")
+        return false;
+    return stdout_is_terminal && (no_color == nullptr || *no_color == '\0');
+}
+
 fmt_out::PrinterOptions GlobalOptions::printer() const
 {
-    bool color_on = color == "always";
-    if (color == "auto")
-        color_on = ::isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr;
-    return {json, color_on};
+    return {json, color_enabled(color, ::isatty(STDOUT_FILENO) == 1, std::getenv("NO_COLOR"))};
+}
+
+void GlobalOptions::info(std::string_view line) const
+{
+    if (!quiet)
+        std::cerr << line << '\n';
 }
 
 void build_app(CLI::App& app, GlobalOptions& global)
@@ -35,44 +48,28 @@ void build_app(CLI::App& app, GlobalOptions& global)
     app.add_flag("--json", global.json, "Print one JSON document (errors too) instead of a table");
     app.add_option("--color", global.color, "Colour the table output: auto (on a terminal, unless NO_COLOR "
                                             "is set), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
+        ->transform(one_of({"auto", "always", "never"}));
+    app.add_flag("-q,--quiet", global.quiet,
+                 "Print no informational lines (progress) on stderr; errors are still printed");
     register_ports(app, global);
     register_qp(app, global);
     register_ping_pong(app, global);
     register_bw(app, global);
+    register_complete_script(app);
 }
 
 namespace {
 
+// --json, or `ports --format json` / `--format=json`: errors in JSON too.
 bool argv_has_json(int argc, char** argv)
 {
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--json") == 0)
-            return true;
-    return false;
-}
-
-// CLI11 reports an unknown command as "A subcommand is required"; name it.
-void check_command_name(const CLI::App& app, int argc, char** argv)
-{
     for (int i = 1; i < argc; ++i) {
-        const std::string_view a = argv[i];
-        if (a == "--color") {  // the only global option with a value
-            ++i;
-            continue;
-        }
-        if (a.starts_with("-"))
-            continue;
-        std::vector<std::string> names;
-        for (const CLI::App* sub : app.get_subcommands({}))
-            if (!sub->get_name().starts_with("__"))
-                names.push_back(sub->get_name());
-        if (a.starts_with("__"))
-            return;
-        if (std::find(names.begin(), names.end(), a) == names.end())
-            throw UsageError(fmt::format("unknown command '{}': commands are {}", a, fmt::join(names, ", ")));
-        return;
+        if (std::strcmp(argv[i], "--json") == 0 || std::strcmp(argv[i], "--format=json") == 0)
+            return true;
+        if (std::strcmp(argv[i], "--format") == 0 && i + 1 < argc && std::strcmp(argv[i + 1], "json") == 0)
+            return true;
     }
+    return false;
 }
 
 int report_error(bool json, std::string_view kind, const std::string& message, int code)
@@ -97,7 +94,8 @@ int run(int argc, char** argv)
     build_app(app, global);
     const bool json = argv_has_json(argc, argv);
     try {
-        check_command_name(app, argc, argv);
+        // A mistyped command or option is named with the closest valid one.
+        check_typed_words(describe_cli(app), std::vector<std::string>(argv + 1, argv + argc));
         app.parse(argc, argv);
         return exit_ok;
     } catch (const CLI::CallForHelp& e) {

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
 
 #include "formatters/printer.hpp"
 
@@ -13,10 +14,18 @@ enum ExitCode : int { exit_ok = 0, exit_failed = 1, exit_usage = 2, exit_timeout
 
 struct GlobalOptions {
     bool json = false;
+    bool quiet = false;          // --quiet: no informational lines on stderr
     std::string color = "auto";  // auto | always | never
 
     fmt_out::PrinterOptions printer() const;
+    // One informational line on stderr (progress, a note), dropped under
+    // --quiet. Errors and warnings never go through here.
+    void info(std::string_view line) const;
 };
+
+// Whether the table output is coloured: "always", "never", or "auto": only
+// when stdout is a terminal and NO_COLOR is unset or empty (no-color.org).
+bool color_enabled(std::string_view mode, bool stdout_is_terminal, const char* no_color);
 
 // Each subcommand lives in its own file and registers itself here.
 void register_ports(CLI::App& app, const GlobalOptions& global);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "commands/app.hpp"
+#include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "commands/test_flags.hpp"
 #include "formatters/bandwidth.hpp"
@@ -50,7 +51,7 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
         units.emplace_back(u.name);
     cmd->add_option("-u,--unit", b->unit, "Unit of the table: Gb/s (default), GB/s, GiB/s, Mb/s, MB/s, MiB/s; JSON "
                                           "always has bytes/s and messages/s")
-        ->check(CLI::IsMember(units));
+        ->transform(one_of(units));
     cmd->callback([f, b, cmd, &global] {
         perf::BwOptions o;
         to_test_options(cmd, *f, o,
@@ -66,8 +67,9 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
         perf::check_bw_options(o);
         net::install_interrupt_handlers();  // Ctrl-C ends any wait with a message
 
-        // A live line on a terminal, replaced in place, cleared after each size.
-        const bool live = ::isatty(STDERR_FILENO) && !global.json;
+        // A live line on a terminal, replaced in place, cleared after each size
+        // (not a line of its own, so not through global.info; none under --quiet).
+        const bool live = ::isatty(STDERR_FILENO) && !global.json && !global.quiet;
         const auto progress = [&](std::uint32_t size, double s, double rate) {
             if (live)
                 std::cerr << '\r' << fmt_out::bw_progress_line(size, s, rate, o.unit) << "\033[K" << std::flush;

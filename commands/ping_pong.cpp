@@ -32,7 +32,7 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
         const bool show_progress = ::isatty(STDERR_FILENO) && !global.json && o.sizes.size() > 1;
         const auto report = perf::run_ping_pong(o, [&](const report::SizeResult& s) {
             if (show_progress)
-                std::cerr << fmt_out::progress_line(s) << '\n';
+                global.info(fmt_out::progress_line(s));  // none under --quiet
         });
         emit(global, "ping-pong", [&](fmt_out::Printer& p) { fmt_out::render_ping_pong(report, p); });
         if (report.aborted)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "commands/app.hpp"
+#include "commands/option_values.hpp"
 #include "formatters/ports.hpp"
 #include "formatters/ports_watch.hpp"
 #include "formatters/prometheus.hpp"
@@ -94,13 +95,15 @@ void register_ports(CLI::App& app, const GlobalOptions& global)
     CLI::App* cmd = app.add_subcommand(
         "ports", "Show every RDMA device and port with all attributes decoded: state, width x speed, "
                  "MTU, capability flags, GID and P_Key tables, counters");
-    cmd->add_option("-d,--device", opts->device, "Only this device (e.g. mlx5_0, rxe0)");
+    cmd->add_option("-d,--device", opts->device, "Only this device (e.g. mlx5_0, rxe0)")
+        ->type_name(value_type::device);
     cmd->add_option("-p,--port", opts->port, "Only this port number (1-based)")
-        ->check(CLI::Range(1, 255));
+        ->check(CLI::Range(1, 255))
+        ->type_name(value_type::port);
     auto* format = cmd->add_option("--format", opts->format,
                                    "Output: table (default), json (as --json), prometheus (text exposition format, "
                                    "for node_exporter's textfile collector)")
-                       ->check(CLI::IsMember({"table", "json", "prometheus"}));
+                       ->transform(one_of(std::vector<std::string>{"table", "json", "prometheus"}));
     auto* watch_opt = cmd->add_option("--watch", opts->watch,
                                       "Sample the counters every SECONDS (e.g. 1, 0.5) until Ctrl-C: a table redrawn "
                                       "in place on a terminal, else one JSON line per sample with per-second deltas")

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "commands/option_values.hpp"
 #include "src/decode/port.hpp"
 #include "src/perf/sizes.hpp"
 #include "src/qp/options.hpp"
@@ -14,15 +15,18 @@ void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d)
     f.sizes = d.sizes;
     f.iterations = d.iterations;
     f.warmup = d.warmup;
-    cmd->add_option("host", f.host, "The server to connect to (name or address); none: serve one test");
-    cmd->add_option("-d,--device", f.device, "Device (default: the first)");
-    cmd->add_option("-i,--ib-port", f.port, "Device port")->check(CLI::Range(1u, 255u));
+    cmd->add_option("host", f.host, "The server to connect to (name or address); none: serve one test")
+        ->type_name(value_type::host);
+    cmd->add_option("-d,--device", f.device, "Device (default: the first)")->type_name(value_type::device);
+    cmd->add_option("-i,--ib-port", f.port, "Device port")
+        ->check(CLI::Range(1u, 255u))
+        ->type_name(value_type::port);
     cmd->add_option("-x,--gid-index", f.gid_index,
                     "GID index (default: the best: RoCE v2 with an IPv4 address, then RoCE v2, RoCE v1, IB)");
     cmd->add_option("--op", f.op, fmt::format("send, write or read (default {})", d.op))
-        ->check(CLI::IsMember({"send", "write", "read"}));
+        ->transform(one_of(perf::op_words()));
     cmd->add_option("--transport", f.transport, "rc, uc or ud (UC: send, write; UD: send)")
-        ->check(CLI::IsMember({"rc", "uc", "ud"}));
+        ->transform(one_of(qp::qp_type_words()));
     cmd->add_option("-s,--size", f.sizes,
                     fmt::format("Bytes: 64, a list 64,4096, or a doubling sweep 2:8M (default {})", d.sizes));
     auto* n = cmd->add_option("-n,--iterations", f.iterations,
@@ -39,9 +43,9 @@ void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d)
                                                              : "Messages per QP",
                                                          d.warmup));
     cmd->add_option("--inline", f.inline_mode, "auto (when the size fits the device's inline limit), on, off")
-        ->check(CLI::IsMember({"auto", "on", "off"}));
+        ->transform(one_of(perf::inline_words()));
     cmd->add_option("-m,--mtu", f.mtu, "Path MTU in bytes (default: the port's active MTU)")
-        ->check(CLI::IsMember({256u, 512u, 1024u, 2048u, 4096u}));
+        ->transform(one_of(qp::mtu_words()));
     cmd->add_option("-p,--tcp-port", f.tcp_port, "TCP port of the out-of-band exchange (default 18615)")
         ->check(CLI::Range(1u, 65535u));
     cmd->add_option("-t,--timeout", f.timeout_s, "Seconds to wait for the peer: to connect, at each step, and "
@@ -58,15 +62,13 @@ void to_test_options(const CLI::App* cmd, const TestFlags& f, perf::TestOptions&
     o.device = f.device;
     o.port = static_cast<std::uint8_t>(f.port);
     o.gid_index = f.gid_index;
-    o.op = f.op == "send" ? perf::Op::send : f.op == "write" ? perf::Op::write : perf::Op::read;
+    o.op = perf::op_from(f.op);  // one_of admitted only known words
     o.transport = qp::parse_qp_type(f.transport);
     o.sizes = perf::parse_sizes(f.sizes);
     o.iterations = f.iterations;
     o.duration_s = f.duration;
     o.warmup = f.warmup;
-    o.inline_mode = f.inline_mode == "on"    ? perf::InlineMode::on
-                    : f.inline_mode == "off" ? perf::InlineMode::off
-                                             : perf::InlineMode::automatic;
+    o.inline_mode = perf::inline_from(f.inline_mode);
     if (f.mtu)
         o.mtu = decode::mtu_from_bytes(*f.mtu);  // CLI11 admits only valid sizes
     o.timeout = std::chrono::milliseconds(static_cast<long>(f.timeout_s * 1000));

@@ -2,6 +2,7 @@
 // a connected pair.
 #include <memory>
 
+#include "commands/option_values.hpp"
 #include "commands/qp/flags.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
@@ -27,8 +28,8 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
     auto o = std::make_shared<CreateOptions>();
     CLI::App* cmd = parent.add_subcommand(
         "create", "Create a QP (or, with --pair, two connected QPs) and print the caps the device granted");
-    cmd->add_option("-d,--device", o->device, "Device (default: the first)");
-    cmd->add_option("-t,--type", o->type, "QP type: rc, uc, ud")->check(CLI::IsMember({"rc", "uc", "ud"}));
+    cmd->add_option("-d,--device", o->device, "Device (default: the first)")->type_name(value_type::device);
+    cmd->add_option("-t,--type", o->type, "QP type: rc, uc, ud")->transform(one_of(qp::qp_type_words()));
     cmd->add_option("--send-wr", o->send_wr, "Send queue depth")->check(CLI::Range(1u, 1u << 30));
     cmd->add_option("--recv-wr", o->recv_wr, "Receive queue depth")->check(CLI::Range(1u, 1u << 30));
     cmd->add_option("--send-sge", o->send_sge, "Scatter/gather entries per send WR")->check(CLI::Range(1u, 1u << 16));
@@ -38,7 +39,7 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
     cmd->add_flag("--no-sq-sig-all", o->no_sq_sig_all, "Do not signal every send WR");
     cmd->add_option("--to", o->to, "Walk the new QP to this state: init, rtr or rts (attributes below; "
                                    "required ones not given take stated defaults)")
-        ->check(CLI::IsMember({"init", "rtr", "rts"}));
+        ->transform(one_of({"init", "rtr", "rts"}));
     cmd->add_flag("--pair", o->pair, "Create two QPs on the device and connect them to each other (to RTS "
                                      "unless --to says otherwise): a self-test of the device and port");
     cmd->add_option("--idle-timeout", o->idle, "Seconds a new holder waits without requests before it exits "

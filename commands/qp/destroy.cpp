@@ -1,6 +1,7 @@
 // `qpscope qp destroy QPN|--all`.
 #include <memory>
 
+#include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
 #include "src/error.hpp"
@@ -21,7 +22,7 @@ void register_qp_destroy(CLI::App& parent, const GlobalOptions& global)
     auto o = std::make_shared<DestroyOptions>();
     CLI::App* cmd = parent.add_subcommand("destroy", "Destroy a held QP, or all of them (--all); the holder "
                                                      "exits after its last QP and releases everything");
-    auto* qpn = cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)");
+    auto* qpn = cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->type_name(value_type::qpn);
     auto* all = cmd->add_flag("--all", o->all, "Destroy every held QP and stop the holder");
     qpn->excludes(all);
     cmd->callback([o, &global] {

@@ -1,5 +1,7 @@
 #include "commands/qp/flags.hpp"
 
+#include "commands/option_values.hpp"
+
 namespace qps::cli {
 
 void add_attribute_flags(CLI::App* cmd, qp::ModifyFlags& f)
@@ -7,14 +9,20 @@ void add_attribute_flags(CLI::App* cmd, qp::ModifyFlags& f)
     // A flag given twice: the last one wins, as in most tools.
     cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     const char* g = "QP attributes";
-    cmd->add_option("--port", f.port, "Physical port (1-based)")->group(g);
+    cmd->add_option("--port", f.port, "Physical port (1-based)")->type_name(value_type::port)->group(g);
     cmd->add_option("--pkey-index", f.pkey_index, "P_Key table index")->group(g);
     cmd->add_option("--qkey", f.qkey, "Q_Key (UD); bit 31 set = controlled, refused")->group(g);
     cmd->add_option("--access", f.access,
                     "Remote access, comma list: local_write,remote_write,remote_read,remote_atomic,...")
+        ->check(comma_list_of(qp::access_words()))
+        ->type_name("LIST")
         ->group(g);
-    cmd->add_option("--mtu", f.mtu, "Path MTU in bytes: 256, 512, 1024, 2048, 4096")->group(g);
-    cmd->add_option("--dest-qpn", f.dest_qpn, "Remote QPN (hex 0x.. or decimal)")->group(g);
+    cmd->add_option("--mtu", f.mtu, "Path MTU in bytes: 256, 512, 1024, 2048, 4096")
+        ->transform(one_of(qp::mtu_words()))
+        ->group(g);
+    cmd->add_option("--dest-qpn", f.dest_qpn, "Remote QPN (hex 0x.. or decimal)")
+        ->type_name(value_type::qpn)
+        ->group(g);
     cmd->add_option("--rq-psn", f.rq_psn, "Receive queue PSN (24 bits)")->group(g);
     cmd->add_option("--sq-psn", f.sq_psn, "Send queue PSN (24 bits)")->group(g);
     cmd->add_option("--max-rd-atomic", f.max_rd_atomic, "Outstanding RDMA reads/atomics as initiator")->group(g);
@@ -35,7 +43,9 @@ void add_attribute_flags(CLI::App* cmd, qp::ModifyFlags& f)
     cmd->add_option("--traffic-class", f.traffic_class, "GRH traffic class (DSCP << 2 | ECN)")->group(g);
     cmd->add_option("--flow-label", f.flow_label, "GRH flow label (20 bits)")->group(g);
     cmd->add_option("--static-rate", f.static_rate, "Static rate code (ibv_rate)")->group(g);
-    cmd->add_option("--path-mig-state", f.path_mig_state, "migrated, rearm or armed")->group(g);
+    cmd->add_option("--path-mig-state", f.path_mig_state, "migrated, rearm or armed")
+        ->transform(one_of(qp::mig_state_words()))
+        ->group(g);
 }
 
 }  // namespace qps::cli

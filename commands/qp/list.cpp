@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
 #include "src/kernel/rdma_netlink.hpp"
@@ -23,11 +24,12 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
     auto o = std::make_shared<ListOptions>();
     CLI::App* cmd = parent.add_subcommand("list", "Every QP on the host (the kernel's view, all processes); "
                                                   "those this user's holder holds are marked");
-    cmd->add_option("-d,--device", o->device, "Only this device");
-    cmd->add_option("--state", o->state, "Only this state: reset, init, rtr, rts, sqd, sqe, err");
-    cmd->add_option("-t,--type", o->type, "Only this type: rc, uc, ud");
+    cmd->add_option("-d,--device", o->device, "Only this device")->type_name(value_type::device);
+    cmd->add_option("--state", o->state, "Only this state: reset, init, rtr, rts, sqd, sqe, err")
+        ->transform(one_of(qp::state_words()));
+    cmd->add_option("-t,--type", o->type, "Only this type: rc, uc, ud")->transform(one_of(qp::qp_type_words()));
     cmd->add_option("--pid", o->pid, "Only QPs of this process");
-    cmd->add_option("--qpn", o->qpn, "Only this QPN");
+    cmd->add_option("--qpn", o->qpn, "Only this QPN")->type_name(value_type::qpn);
     cmd->add_flag("--held", o->held_only, "Only QPs this user's holder holds");
     cmd->callback([o, &global] {
         std::optional<ibv_qp_state> state;

@@ -1,6 +1,7 @@
 // `qpscope qp modify QPN`: one state step, checked before the verb is called.
 #include <memory>
 
+#include "commands/option_values.hpp"
 #include "commands/qp/flags.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
@@ -23,9 +24,11 @@ void register_qp_modify(CLI::App& parent, const GlobalOptions& global)
     CLI::App* cmd = parent.add_subcommand(
         "modify", "Move a held QP to another state or change its attributes; the request is checked against the "
                   "IB transition rules and the device and port first, and a failed check names the attribute");
-    cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required();
-    cmd->add_option("--state", o->flags.state, "Target state: reset, init, rtr, rts, sqd, sqe, err");
-    cmd->add_option("--cur-state", o->flags.cur_state, "Assumed current state (only where the rules allow it)");
+    cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required()->type_name(value_type::qpn);
+    cmd->add_option("--state", o->flags.state, "Target state: reset, init, rtr, rts, sqd, sqe, err")
+        ->transform(one_of(qp::state_words()));
+    cmd->add_option("--cur-state", o->flags.cur_state, "Assumed current state (only where the rules allow it)")
+        ->transform(one_of(qp::state_words()));
     cmd->add_flag("--dry-run", o->dry_run, "Check and print the attribute struct and mask, send nothing");
     add_attribute_flags(cmd, o->flags);
     cmd->callback([o, &global] {

@@ -1,6 +1,7 @@
 // `qpscope qp post QPN`: one test work request, its completion decoded.
 #include <memory>
 
+#include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
 #include "src/error.hpp"
@@ -24,8 +25,8 @@ void register_qp_post(CLI::App& parent, const GlobalOptions& global)
     auto o = std::make_shared<PostOptions>();
     CLI::App* cmd = parent.add_subcommand(
         "post", "Post one send, RDMA write or RDMA read on a held QP and wait (bounded) for its completion");
-    cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required();
-    cmd->add_option("--op", o->op, "send, write or read")->check(CLI::IsMember({"send", "write", "read"}));
+    cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required()->type_name(value_type::qpn);
+    cmd->add_option("--op", o->op, "send, write or read")->transform(one_of({"send", "write", "read"}));
     cmd->add_option("-s,--size", o->size, "Bytes (within the QP's 64 KiB test buffer)")
         ->check(CLI::Range(0u, 65536u));
     cmd->add_option("--wait", o->wait_ms, "Milliseconds to wait for the completion (default: the QP's derived "

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <memory>
 
+#include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
 #include "src/error.hpp"
@@ -25,8 +26,9 @@ void register_qp_query(CLI::App& parent, const GlobalOptions& global)
     CLI::App* cmd = parent.add_subcommand(
         "query", "Every attribute of a QP, decoded; QPs of other processes through the kernel's RDMA netlink "
                  "view; a diagnosis for QPs in ERR or SQE");
-    cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required();
-    cmd->add_option("-d,--device", o->device, "Device, when QPNs repeat across devices");
+    cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required()->type_name(value_type::qpn);
+    cmd->add_option("-d,--device", o->device, "Device, when QPNs repeat across devices")
+        ->type_name(value_type::device);
     cmd->callback([o, &global] {
         const std::uint32_t qpn = qp::parse_qpn(o->qpn);
         if (auto held = qp::query_held(qpn); held && (o->device.empty() || held->device == o->device)) {

@@ -58,8 +58,19 @@ T value_of(const std::array<Named<T>, N>& table, std::string_view name, std::str
     throw OperationError(fmt::format("the peer asked for {} '{}': this side knows {}", what, name, valid));
 }
 
+template <class T, std::size_t N>
+std::vector<std::string> words_of(const std::array<Named<T>, N>& table)
+{
+    std::vector<std::string> out;
+    for (const auto& e : table)
+        out.emplace_back(e.name);
+    return out;
+}
+
 }  // namespace
 
+std::vector<std::string> op_words() { return words_of(op_names); }
+std::vector<std::string> inline_words() { return words_of(inline_names); }
 std::string_view op_name(Op op) { return name_of(op_names, op); }
 std::string_view transport_name(ibv_qp_type type) { return name_of(transport_names, type); }
 std::string_view inline_name(InlineMode mode) { return name_of(inline_names, mode); }

@@ -49,6 +49,9 @@ net::Json common_params(const TestOptions& o);
 void adopt_common(TestOptions& o, const net::Json& p);
 
 std::string_view op_name(Op op);
+// The words, in table order (for the command line's checks and completions).
+std::vector<std::string> op_words();
+std::vector<std::string> inline_words();
 std::string_view transport_name(ibv_qp_type type);
 std::string_view inline_name(InlineMode mode);
 

@@ -24,6 +24,7 @@
 #include "src/qp/create.hpp"
 #include "src/qp/holder_protocol.hpp"
 #include "src/qp/validate.hpp"
+#include "src/verbs/discovery.hpp"
 #include "src/verbs/handles.hpp"
 
 namespace qps::qp {
@@ -131,8 +132,7 @@ HeldDevice& Holder::open_device(const std::string& name)
             found = list.get()[i];
     }
     if (!found)
-        throw UsageError(fmt::format("unknown device '{}': devices on this host are {}", name,
-                                     fmt::join(names, ", ")));
+        throw UsageError(verbs::unknown_device_message(name, names));
     auto dev = std::make_unique<HeldDevice>();
     dev->name = ibv_get_device_name(found);
     dev->ctx.reset(ibv_open_device(found));

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <fmt/format.h>
 
+#include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
 
@@ -32,6 +33,16 @@ constexpr std::array<StateName, 7> state_names{{
     {"sqd", IBV_QPS_SQD},
     {"sqe", IBV_QPS_SQE},
     {"err", IBV_QPS_ERR},
+}};
+
+struct TypeName {
+    std::string_view name;
+    ibv_qp_type type;
+};
+constexpr std::array<TypeName, 3> type_names{{
+    {"rc", IBV_QPT_RC},
+    {"uc", IBV_QPT_UC},
+    {"ud", IBV_QPT_UD},
 }};
 
 struct MigName {
@@ -79,14 +90,28 @@ ibv_qp_state parse_state(const std::string& text, const char* flag)
 ibv_qp_type parse_qp_type(const std::string& text)
 {
     const std::string l = lower(text);
-    if (l == "rc")
-        return IBV_QPT_RC;
-    if (l == "uc")
-        return IBV_QPT_UC;
-    if (l == "ud")
-        return IBV_QPT_UD;
+    for (const auto& t : type_names)
+        if (t.name == l)
+            return t.type;
     throw UsageError(fmt::format("--type '{}': valid types are rc, uc, ud", text));
 }
+
+namespace {
+template <class Table>
+std::vector<std::string> names_of(const Table& table)
+{
+    std::vector<std::string> out;
+    for (const auto& e : table)
+        out.push_back(lower(e.name));
+    return out;
+}
+}  // namespace
+
+std::vector<std::string> state_words() { return names_of(state_names); }
+std::vector<std::string> qp_type_words() { return names_of(type_names); }
+std::vector<std::string> mig_state_words() { return names_of(mig_names); }
+std::vector<std::string> access_words() { return names_of(decode::access_flags_table); }
+std::vector<std::string> mtu_words() { return names_of(decode::mtu_table); }
 
 ParsedModify parse_modify_flags(const ModifyFlags& f)
 {

@@ -34,4 +34,12 @@ std::uint64_t parse_uint(const std::string& text, const char* flag, std::uint64_
 ibv_qp_state parse_state(const std::string& text, const char* flag);
 ibv_qp_type parse_qp_type(const std::string& text);
 
+// The words the options above accept, in table order (for the command
+// line's checks, --help and the shell completions).
+std::vector<std::string> state_words();      // reset, init, rtr, rts, sqd, sqe, err
+std::vector<std::string> qp_type_words();    // rc, uc, ud
+std::vector<std::string> mig_state_words();  // migrated, rearm, armed
+std::vector<std::string> access_words();     // local_write, ..., relaxed_ordering
+std::vector<std::string> mtu_words();        // 256, ..., 4096 (bytes)
+
 }  // namespace qps::qp

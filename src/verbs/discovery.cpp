@@ -8,6 +8,7 @@
 
 #include "src/config.hpp"
 #include "src/error.hpp"
+#include "src/util/suggest.hpp"
 #include "src/verbs/handles.hpp"
 
 namespace qps::verbs {
@@ -117,6 +118,11 @@ DeviceSnapshot read_device(ibv_device* device, const Filter& filter, Detail deta
 
 }  // namespace
 
+std::string unknown_device_message(std::string_view name, const std::vector<std::string>& names)
+{
+    return util::unknown_name_message("device", name, names, "devices on this host are");
+}
+
 std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail)
 {
     int n = 0;
@@ -135,8 +141,7 @@ std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail
         names.emplace_back(ibv_get_device_name(list.get()[i]));
     if (!filter.device.empty() &&
         std::find(names.begin(), names.end(), filter.device) == names.end())
-        throw UsageError(fmt::format("unknown device '{}': devices on this host are {}", filter.device,
-                                     fmt::join(names, ", ")));
+        throw UsageError(unknown_device_message(filter.device, names));
 
     std::vector<DeviceSnapshot> out;
     for (int i = 0; i < n; ++i)

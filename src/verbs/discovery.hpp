@@ -6,6 +6,7 @@
 #include <infiniband/verbs.h>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/kernel/sysfs.hpp"
@@ -58,6 +59,10 @@ struct Filter {
 // attributes and the sysfs counters; no GID/P_Key tables, no inline probe,
 // which creates QPs) for repeated sampling (`ports --watch`).
 enum class Detail { full, counters };
+
+// The error for a device name that is not on this host, with the closest
+// one: "unknown device 'rxe9': did you mean 'rxe0'? devices on this host are rxe0".
+std::string unknown_device_message(std::string_view name, const std::vector<std::string>& names);
 
 // Opens every (filtered) device and reads it. Throws UsageError for an
 // unknown device or port (naming what exists), OperationError when the

@@ -11,6 +11,7 @@
 #include "src/decode/gid.hpp"
 #include "src/error.hpp"
 #include "src/qp/plan.hpp"
+#include "src/verbs/discovery.hpp"
 
 namespace qps::verbs {
 
@@ -24,7 +25,7 @@ ibv_device* find_device(DeviceList& list, int n, const std::string& name)
         if (name.empty() || names.back() == name)
             return list.get()[i];
     }
-    throw UsageError(fmt::format("unknown device '{}': devices on this host are {}", name, fmt::join(names, ", ")));
+    throw UsageError(unknown_device_message(name, names));
 }
 
 std::uint32_t random_psn()

@@ -1,0 +1,223 @@
+#include "commands/describe.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <iostream>
+
+#include "commands/option_values.hpp"
+#include "src/error.hpp"
+#include "src/util/suggest.hpp"
+
+namespace qps::cli {
+
+namespace {
+
+// "{a,b,c}" -> a, b, c (the description of one_of, comma_list_of and IsMember).
+std::optional<std::vector<std::string>> braced_words(const std::string& description)
+{
+    if (description.size() < 2 || description.front() != '{' || description.back() != '}')
+        return std::nullopt;
+    std::vector<std::string> words;
+    std::string_view rest(description.data() + 1, description.size() - 2);
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        words.emplace_back(rest.substr(0, comma));
+        if (comma == std::string_view::npos)
+            break;
+        rest.remove_prefix(comma + 1);
+    }
+    return words;
+}
+
+struct TypeKind {
+    std::string_view type_name;
+    shell::ValueKind kind;
+};
+constexpr std::array<TypeKind, 4> type_kinds{{
+    {value_type::device, shell::ValueKind::device},
+    {value_type::port, shell::ValueKind::port},
+    {value_type::qpn, shell::ValueKind::qpn},
+    {value_type::host, shell::ValueKind::host},
+}};
+
+// The option's validators: CLI11 2.1 has no count, so index until it says
+// there are no more.
+std::vector<CLI::Validator*> validators_of(CLI::Option& o)
+{
+    std::vector<CLI::Validator*> out;
+    try {
+        for (int i = 0;; ++i)
+            out.push_back(o.get_validator(i));
+    } catch (const CLI::OptionNotFound&) {
+    }
+    return out;
+}
+
+void describe_value(CLI::Option& o, shell::OptionSpec& spec)
+{
+    if (o.get_expected_max() == 0) {
+        spec.kind = shell::ValueKind::flag;
+        return;
+    }
+    for (CLI::Validator* v : validators_of(o)) {
+        auto words = braced_words(v->get_description());
+        if (!words)
+            continue;
+        spec.kind = v->get_name() == comma_list_name ? shell::ValueKind::comma_list : shell::ValueKind::choice;
+        spec.words = std::move(*words);
+        return;
+    }
+    // The type name without the validators' descriptions CLI11 appends.
+    const std::string type = o.get_type_name().substr(0, o.get_type_name().find(':'));
+    spec.kind = shell::ValueKind::text;
+    for (const auto& t : type_kinds)
+        if (type == t.type_name)
+            spec.kind = t.kind;
+}
+
+shell::CommandSpec describe_command(CLI::App& app, const std::vector<shell::OptionSpec>& inherited)
+{
+    shell::CommandSpec cmd;
+    cmd.name = app.get_name().empty() ? "qpscope" : app.get_name();
+    cmd.description = app.get_description();
+    for (CLI::Option* o : app.get_options()) {
+        if (o->get_group().empty())
+            continue;  // hidden
+        shell::OptionSpec spec;
+        for (const auto& s : o->get_snames())
+            spec.names.push_back("-" + s);
+        for (const auto& l : o->get_lnames())
+            spec.names.push_back("--" + l);
+        spec.description = o->get_description();
+        describe_value(*o, spec);
+        if (spec.names.empty()) {
+            spec.name = o->get_name();
+            cmd.positionals.push_back(std::move(spec));
+        } else {
+            cmd.options.push_back(std::move(spec));
+        }
+    }
+    // The parent's options, unless this command has its own of that name (--help).
+    if (app.get_fallthrough())
+        for (const auto& o : inherited)
+            if (std::none_of(o.names.begin(), o.names.end(),
+                             [&](const std::string& n) { return shell::find_option(cmd, n) != nullptr; }))
+                cmd.options.push_back(o);
+    for (CLI::App* sub : app.get_subcommands([](CLI::App* s) {
+             return !s->get_group().empty() && !s->get_name().starts_with("__");
+         }))
+        cmd.subcommands.push_back(describe_command(*sub, cmd.options));
+    return cmd;
+}
+
+}  // namespace
+
+shell::CommandSpec describe_cli(CLI::App& app)
+{
+    shell::CommandSpec root = describe_command(app, {});
+    root.name = "qpscope";  // CLI11 names the root after argv[0] once it has parsed
+    return root;
+}
+
+namespace {
+
+[[noreturn]] void unknown_option(const shell::CommandSpec& cmd, const std::string& path, const std::string& name)
+{
+    std::vector<std::string> long_names, all;
+    for (const auto& o : cmd.options) {
+        for (const auto& n : o.names)
+            if (n.starts_with("--"))
+                long_names.push_back(n.substr(2));
+        all.push_back(o.names.back());
+    }
+    if (name.starts_with("--"))
+        if (auto best = util::closest(name.substr(2), long_names))
+            throw UsageError(fmt::format("unknown option {}: did you mean --{}?", name, *best));
+    throw UsageError(fmt::format("unknown option {}: the options of 'qpscope{}{}' are {}", name,
+                                 path.empty() ? "" : " ", path, fmt::join(all, ", ")));
+}
+
+bool is_number(std::string_view word)
+{
+    return word.size() > 1 && (std::isdigit(static_cast<unsigned char>(word[1])) || word[1] == '.');
+}
+
+}  // namespace
+
+void check_typed_words(const shell::CommandSpec& root, const std::vector<std::string>& args)
+{
+    const shell::CommandSpec* cmd = &root;
+    std::string path;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--")
+            return;
+        if (a.starts_with("--")) {  // --name, --name=value, --name value
+            const std::string name = a.substr(0, a.find('='));
+            const shell::OptionSpec* o = shell::find_option(*cmd, name);
+            if (!o)
+                unknown_option(*cmd, path, name);
+            if (o->kind != shell::ValueKind::flag && name.size() == a.size())
+                ++i;
+            continue;
+        }
+        if (a.starts_with("-") && a.size() > 1 && !is_number(a)) {  // -d VALUE, -dVALUE, -qV
+            for (std::size_t j = 1; j < a.size(); ++j) {
+                const std::string name = std::string("-") + a[j];
+                const shell::OptionSpec* o = shell::find_option(*cmd, name);
+                if (!o)
+                    unknown_option(*cmd, path, name);
+                if (o->kind != shell::ValueKind::flag) {
+                    if (j + 1 == a.size())
+                        ++i;
+                    break;
+                }
+            }
+            continue;
+        }
+        if (cmd->subcommands.empty())
+            continue;  // a positional
+        if (a.starts_with("__"))
+            return;  // a hidden command: its own parser checks it
+        if (const shell::CommandSpec* sub = shell::find_command(*cmd, {a})) {
+            cmd = sub;
+            path = path.empty() ? a : path + " " + a;
+            continue;
+        }
+        if (!cmd->positionals.empty())
+            continue;
+        std::vector<std::string> names;
+        for (const auto& sub : cmd->subcommands)
+            names.push_back(sub.name);
+        const std::string valid_are = path.empty() ? "commands are" : path + " commands are";
+        throw UsageError(util::unknown_name_message("command", a, names, valid_are));
+    }
+}
+
+void register_complete_script(CLI::App& app)
+{
+    auto shell_name = std::make_shared<std::string>();
+    auto output = std::make_shared<std::string>();
+    CLI::App* cmd = app.add_subcommand("__complete-script", "");
+    cmd->group("");  // hidden from --help and from the completions
+    cmd->add_option("shell", *shell_name)->required()->transform(one_of({"bash", "zsh", "fish"}));
+    cmd->add_option("-o,--output", *output, "Write the script to this file instead of stdout");
+    cmd->callback([&app, shell_name, output] {
+        const std::string text = shell::script(*shell::parse_shell(*shell_name), describe_cli(app));
+        if (output->empty()) {
+            std::cout << text;
+            return;
+        }
+        std::ofstream out(*output, std::ios::trunc);
+        out << text;
+        out.close();
+        if (!out)
+            throw SystemError("writing " + *output, errno);
+    });
+}
+
+}  // namespace qps::cli

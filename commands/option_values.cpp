@@ -1,0 +1,51 @@
+#include "commands/option_values.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "src/util/suggest.hpp"
+
+namespace qps::cli {
+
+namespace {
+
+bool same_ignoring_case(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+std::string braced(const std::vector<std::string>& words) { return fmt::format("{{{}}}", fmt::join(words, ",")); }
+
+}  // namespace
+
+CLI::Validator one_of(std::vector<std::string> words)
+{
+    const std::string description = braced(words);
+    CLI::Validator v(
+        [words = std::move(words)](std::string& value) -> std::string {
+            for (const auto& w : words)
+                if (same_ignoring_case(value, w)) {
+                    value = w;
+                    return {};
+                }
+            std::string lowered = value;
+            std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            std::string did = util::did_you_mean(lowered, words);
+            return fmt::format("'{}' is not one of {}{}", value, fmt::join(words, ", "),
+                               did.empty() ? "" : ";" + did);
+        },
+        description, std::string(one_of_name));
+    return v;
+}
+
+CLI::Validator comma_list_of(std::vector<std::string> words)
+{
+    return CLI::Validator([](std::string&) { return std::string{}; }, braced(words), std::string(comma_list_name));
+}
+
+}  // namespace qps::cli

@@ -1,0 +1,78 @@
+// What an option's values are, said once where the option is registered:
+// the words it accepts (checked, shown in --help, offered by the shell
+// completions) and the kind of thing it names (a device, a port, a QPN, a
+// host), as the option's type name.
+//
+//   cmd->add_option("--op", f->op, "...")->transform(one_of(op_names));
+//   cmd->add_option("--access", f.access, "...")->check(comma_list_of(qp::access_words()))->type_name("LIST");
+//   cmd->add_option("-d,--device", o->device, "...")->type_name(value_type::device);
+//
+// commands/describe.cpp reads all of this back from the CLI11 definition;
+// a plain CLI::IsMember check is read back the same way as one_of.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qps::cli {
+
+// Type names (shown in --help) that tell the completions what to offer.
+namespace value_type {
+inline constexpr const char* device = "DEVICE";  // an RDMA device on this host
+inline constexpr const char* port = "PORT";      // a port of the device
+inline constexpr const char* qpn = "QPN";        // a QP held by this user's holder
+inline constexpr const char* host = "HOST";      // a host name
+}  // namespace value_type
+
+// Validator names the completions look for.
+inline constexpr std::string_view one_of_name = "one-of";
+inline constexpr std::string_view comma_list_name = "comma-list";
+
+// Exactly one of `words`, in any case; the value becomes the word as listed
+// (register it with ->transform(), as ->check() may not change the value).
+// Its description is "{a,b,c}", as CLI::IsMember's; an error names the value,
+// the words and the closest one ("--op: 'sned' is not one of send, write,
+// read; did you mean 'send'?").
+CLI::Validator one_of(std::vector<std::string> words);
+
+// A comma-separated list of `words`: recorded for --help and the completions
+// only; the command's own parser checks the list (it knows more forms, such
+// as "none").
+CLI::Validator comma_list_of(std::vector<std::string> words);
+
+// A table of the words an option accepts and what each stands for.
+template <class T>
+struct Named {
+    std::string_view word;
+    T value;
+};
+
+template <class T, std::size_t N>
+std::vector<std::string> words_of(const std::array<Named<T>, N>& table)
+{
+    std::vector<std::string> out;
+    for (const auto& e : table)
+        out.emplace_back(e.word);
+    return out;
+}
+
+template <class T, std::size_t N>
+CLI::Validator one_of(const std::array<Named<T>, N>& table)
+{
+    return one_of(words_of(table));
+}
+
+// The value of `word` in `table` (a word one_of(table) admitted).
+template <class T, std::size_t N>
+T value_of(const std::array<Named<T>, N>& table, std::string_view word)
+{
+    for (const auto& e : table)
+        if (e.word == word)
+            return e.value;
+    return table.front().value;  // unreachable after one_of: CLI11 admits only listed words
+}
+
+}  // namespace qps::cli

@@ -1,0 +1,28 @@
+// Helpers shared by the three script writers (internal to src/shell/).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "src/shell/completion.hpp"
+
+namespace qps::shell::detail {
+
+// Calls fn(path, command) for `root` (path "") and every command below it,
+// parents first; the path of `qp create` is "qp create".
+void visit(const CommandSpec& root, const std::function<void(const std::string&, const CommandSpec&)>& fn);
+
+// The names of the subcommands of `cmd`.
+std::vector<std::string> subcommand_names(const CommandSpec& cmd);
+
+// "a b c" from {"a", "b", "c"}.
+std::string join(const std::vector<std::string>& words, std::string_view sep = " ");
+
+// `text` inside single quotes for a POSIX shell (bash, zsh): ' becomes '\''.
+std::string sh_quote(std::string_view text);
+
+// A description on one line: newlines and tabs become spaces.
+std::string one_line(std::string_view text);
+
+}  // namespace qps::shell::detail

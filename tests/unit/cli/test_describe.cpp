@@ -1,0 +1,238 @@
+#include <doctest/doctest.h>
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <sstream>
+
+#include "commands/app.hpp"
+#include "commands/describe.hpp"
+#include "commands/option_values.hpp"
+#include "formatters/printer.hpp"
+#include "src/error.hpp"
+#include "src/qp/options.hpp"
+
+using namespace qps;
+using namespace qps::cli;
+using shell::ValueKind;
+
+namespace {
+shell::CommandSpec describe_qpscope()
+{
+    CLI::App app;
+    GlobalOptions global;
+    build_app(app, global);
+    return describe_cli(app);
+}
+
+std::vector<std::string> names(const std::vector<shell::CommandSpec>& cmds)
+{
+    std::vector<std::string> out;
+    for (const auto& c : cmds)
+        out.push_back(c.name);
+    return out;
+}
+
+const shell::OptionSpec& option(const shell::CommandSpec& root, std::vector<std::string> path, std::string_view name)
+{
+    const shell::CommandSpec* cmd = shell::find_command(root, path);
+    REQUIRE(cmd != nullptr);
+    const shell::OptionSpec* o = shell::find_option(*cmd, name);
+    REQUIRE_MESSAGE(o != nullptr, name);
+    return *o;
+}
+
+std::string usage_error(std::vector<std::string> args)
+{
+    try {
+        check_typed_words(describe_qpscope(), args);
+    } catch (const UsageError& e) {
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+void visit(const shell::CommandSpec& c, const std::function<void(const shell::CommandSpec&)>& fn)
+{
+    fn(c);
+    for (const auto& s : c.subcommands)
+        visit(s, fn);
+}
+}  // namespace
+
+TEST_CASE("the model of the command line: visible commands only")
+{
+    const auto root = describe_qpscope();
+    CHECK(root.name == "qpscope");
+    CHECK(names(root.subcommands) == std::vector<std::string>{"ports", "qp", "ping-pong", "bw"});
+    const auto* qp = shell::find_command(root, {"qp"});
+    REQUIRE(qp != nullptr);
+    CHECK(names(qp->subcommands) ==
+          std::vector<std::string>{"create", "modify", "query", "list", "post", "destroy"});
+}
+
+TEST_CASE("the model: options, inherited globals, value kinds and words")
+{
+    const auto root = describe_qpscope();
+    CHECK(option(root, {}, "--json").kind == ValueKind::flag);
+    CHECK(option(root, {}, "-q").names == std::vector<std::string>{"-q", "--quiet"});
+    CHECK(option(root, {}, "--color").words == std::vector<std::string>{"auto", "always", "never"});
+    // Globals are valid after any subcommand (CLI11 fallthrough).
+    CHECK(option(root, {"qp", "create"}, "--json").kind == ValueKind::flag);
+    CHECK(option(root, {"qp", "create"}, "--color").kind == ValueKind::choice);
+
+    CHECK(option(root, {"ports"}, "-d").kind == ValueKind::device);
+    CHECK(option(root, {"ports"}, "--port").kind == ValueKind::port);
+    CHECK(option(root, {"ping-pong"}, "--op").words == std::vector<std::string>{"send", "write", "read"});
+    CHECK(option(root, {"ping-pong"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud"});
+    CHECK(option(root, {"ping-pong"}, "--inline").words == std::vector<std::string>{"auto", "on", "off"});
+    CHECK(option(root, {"ping-pong"}, "-m").words == qp::mtu_words());
+    CHECK(option(root, {"ping-pong"}, "-p").kind == ValueKind::text);  // the TCP port: a number
+    CHECK(option(root, {"ping-pong"}, "-i").kind == ValueKind::port);
+    CHECK(option(root, {"ping-pong"}, "--histogram").kind == ValueKind::flag);
+    CHECK(option(root, {"qp", "modify"}, "--state").words == qp::state_words());
+    CHECK(option(root, {"qp", "modify"}, "--path-mig-state").words ==
+          std::vector<std::string>{"migrated", "rearm", "armed"});
+    const auto& access = option(root, {"qp", "modify"}, "--access");
+    CHECK(access.kind == ValueKind::comma_list);
+    CHECK(access.words == qp::access_words());
+    CHECK(access.words.front() == "local_write");
+    CHECK(option(root, {"qp", "create"}, "--to").words == std::vector<std::string>{"init", "rtr", "rts"});
+    CHECK(option(root, {"qp", "create"}, "--type").words == std::vector<std::string>{"rc", "uc", "ud"});
+    CHECK(option(root, {"qp", "list"}, "--state").kind == ValueKind::choice);
+
+    const auto* modify = shell::find_command(root, {"qp", "modify"});
+    REQUIRE(modify->positionals.size() == 1);
+    CHECK(modify->positionals[0].name == "qpn");
+    CHECK(modify->positionals[0].kind == ValueKind::qpn);
+    CHECK(shell::find_command(root, {"ping-pong"})->positionals.at(0).kind == ValueKind::host);
+}
+
+TEST_CASE("every device option and every QPN positional of every command says so")
+{
+    // A command added later (e.g. bw) gets device completion only with
+    // ->type_name(value_type::device): this catches one that forgets.
+    const auto root = describe_qpscope();
+    int devices = 0;
+    visit(root, [&](const shell::CommandSpec& c) {
+        for (const auto& o : c.options)
+            if (std::find(o.names.begin(), o.names.end(), "--device") != o.names.end()) {
+                CHECK_MESSAGE(o.kind == ValueKind::device, c.name);
+                ++devices;
+            }
+        for (const auto& p : c.positionals)
+            if (p.name == "qpn")
+                CHECK_MESSAGE(p.kind == ValueKind::qpn, c.name);
+    });
+    CHECK(devices >= 4);
+}
+
+TEST_CASE("a plain CLI::IsMember check is read back as a choice; hidden things are left out")
+{
+    CLI::App app;
+    std::string v, hidden;
+    bool flag = false;
+    auto* sub = app.add_subcommand("sub", "A subcommand");
+    sub->add_option("--pick", v, "Pick one")->check(CLI::IsMember({"x", "y"}));
+    sub->add_option("--secret", hidden)->group("");
+    sub->add_flag("--flag", flag, "A flag");
+    app.add_subcommand("__hidden", "")->group("");
+    const auto root = describe_cli(app);
+    REQUIRE(root.subcommands.size() == 1);
+    const auto& s = root.subcommands[0];
+    CHECK(shell::find_option(s, "--pick")->kind == ValueKind::choice);
+    CHECK(shell::find_option(s, "--pick")->words == std::vector<std::string>{"x", "y"});
+    CHECK(shell::find_option(s, "--flag")->kind == ValueKind::flag);
+    CHECK(shell::find_option(s, "--secret") == nullptr);
+}
+
+TEST_CASE("one_of: any case becomes the listed word; a bad value is named with the closest")
+{
+    CLI::App app;
+    std::string v;
+    app.add_option("--state", v)->transform(one_of(qp::state_words()));
+    app.parse(std::vector<std::string>{"RTR", "--state"});
+    CHECK(v == "rtr");
+    try {
+        app.parse(std::vector<std::string>{"rtx", "--state"});
+        FAIL("rtx accepted");
+    } catch (const CLI::ValidationError& e) {
+        CHECK(std::string(e.what()) ==
+              "--state: 'rtx' is not one of reset, init, rtr, rts, sqd, sqe, err; did you mean 'rtr'?");
+    }
+    try {
+        app.parse(std::vector<std::string>{"sometimes", "--state"});
+        FAIL("sometimes accepted");
+    } catch (const CLI::ValidationError& e) {
+        CHECK(std::string(e.what()) == "--state: 'sometimes' is not one of reset, init, rtr, rts, sqd, sqe, err");
+    }
+}
+
+TEST_CASE("mistyped commands and options are named with the closest valid one")
+{
+    CHECK(usage_error({"prots"}) == "unknown command 'prots': did you mean 'ports'? commands are ports, qp, ping-pong, bw");
+    CHECK(usage_error({"frobnicate"}) == "unknown command 'frobnicate': commands are ports, qp, ping-pong, bw");
+    CHECK(usage_error({"--json", "qp", "crate"}) ==
+          "unknown command 'crate': did you mean 'create'? qp commands are create, modify, query, list, post, destroy");
+    CHECK(usage_error({"ports", "--devcie", "x"}) == "unknown option --devcie: did you mean --device?");
+    CHECK(usage_error({"qp", "modify", "0x11", "--sate", "rtr"}) == "unknown option --sate: did you mean --state?");
+    CHECK(usage_error({"--jsno", "ports"}) == "unknown option --jsno: did you mean --json?");
+    const std::string bogus = usage_error({"ports", "--bogus"});
+    CHECK(bogus.starts_with("unknown option --bogus: the options of 'qpscope ports' are "));
+    CHECK(bogus.find("--device") != std::string::npos);
+    CHECK(usage_error({"ports", "-z"}).starts_with("unknown option -z: the options of 'qpscope ports' are"));
+}
+
+TEST_CASE("well-formed command lines pass the check")
+{
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"ports"},
+             {"--color", "never", "-q", "ports", "-p", "1", "--json"},
+             {"--color=always", "ports", "--device=rxe0"},
+             {"ping-pong", "-drxe0", "host1", "-s", "2:4K", "--op", "write"},
+             {"qp", "modify", "0x11", "--state", "rtr", "--dest-qpn", "0x12", "--json"},
+             {"qp", "create", "--pair", "-d", "qp"},  // a device named like a command is a value
+             {"qp", "destroy", "--all"},
+             {"ping-pong", "-c", "-1"},
+             {"__holder", "--dir", "/tmp/x"},
+             {"--help"},
+             {"ports", "--", "--anything"},
+         })
+        CHECK_MESSAGE(usage_error(args) == "(accepted)", args.front());
+}
+
+TEST_CASE("colour: always, never, or on a terminal unless NO_COLOR is set")
+{
+    CHECK(color_enabled("always", false, nullptr));
+    CHECK(color_enabled("always", false, "1"));
+    CHECK_FALSE(color_enabled("never", true, nullptr));
+    CHECK(color_enabled("auto", true, nullptr));
+    CHECK_FALSE(color_enabled("auto", false, nullptr));
+    CHECK_FALSE(color_enabled("auto", true, "1"));
+    CHECK(color_enabled("auto", true, ""));  // no-color.org: only a non-empty value counts
+
+    // The text printer puts headings in bold only when asked to.
+    for (const bool color : {true, false}) {
+        std::ostringstream out;
+        auto p = fmt_out::make_printer({.json = false, .color = color}, out);
+        p->begin_document("demo");
+        {
+            fmt_out::ObjectScope dev(*p, "dev", "dev0");
+            p->field("state", "state", std::string("ACTIVE"));
+        }
+        p->end_document();
+        CHECK((out.str().find("\033[1mdev0\033[0m") != std::string::npos) == color);
+        CHECK((out.str().find('\033') != std::string::npos) == color);
+    }
+}
+
+TEST_CASE("GlobalOptions::info is dropped under --quiet")
+{
+    GlobalOptions g;
+    std::ostringstream captured;
+    auto* old = std::cerr.rdbuf(captured.rdbuf());
+    g.info("progress 1");
+    g.quiet = true;
+    g.info("progress 2");
+    std::cerr.rdbuf(old);
+    CHECK(captured.str() == "progress 1\n");
+}

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "formatters/test_header.hpp"
+
 namespace qps::fmt_out {
 
 namespace {
@@ -103,27 +105,14 @@ void render_bw(const report::BwReport& r, Printer& p)
         ObjectScope test(p, "test",
                          fmt::format("bw {} over {} ({}), {} QP{}, {}", r.op, r.transport, r.role, r.qps,
                                      r.qps == 1 ? "" : "s", r.bidir ? "bidirectional" : "unidirectional"));
-        p.field("role", "role", r.role);
-        p.field("peer", "peer", r.peer);
-        p.field("op", "op", r.op);
-        p.field("transport", "transport", r.transport);
+        render_test_header(r, p);
         p.field("bidir", "bidirectional", r.bidir);
-        p.field("device", "device", r.device);
-        p.field("port", "port", u64{r.port});
-        p.field("gid_index", "GID index", u64{r.gid_index});
-        p.field("gid_choice", "GID choice", r.gid_why);
-        p.field("mtu_bytes", "path MTU (bytes)", u64{r.mtu_bytes});
-        p.field("inline", "inline", r.inline_used);
-        p.field("inline_max", "inline up to (bytes)", u64{r.inline_max});
         p.field("qps", "QPs", u64{r.qps});
         p.field("tx_depth", "send queue depth per QP", u64{r.tx_depth});
         p.field("rx_depth", "receive queue depth per QP (send op)", u64{r.rx_depth});
         p.field("post_list", "WRs per post", u64{r.post_list});
         p.field("cq_mod", "one signalled WR in", u64{r.cq_mod});
-        if (r.duration_s)
-            p.field("duration_s", "measured seconds per size", *r.duration_s);
-        else
-            p.field("iterations", "measured messages per QP and size", u64{r.iterations});
+        render_test_length(r, p, "measured messages per QP and size");
         p.field("warmup", "warm-up messages per QP (not measured)", u64{r.warmup});
         p.field("cooldown", "cool-down (not measured)",
                 fmt::format("up to {} messages per QP keep the queue full past the span", r.tx_depth));

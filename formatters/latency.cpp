@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "formatters/test_header.hpp"
+
 namespace qps::fmt_out {
 
 namespace {
@@ -73,22 +75,9 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
     {
         ObjectScope test(p, "test", fmt::format("ping-pong {} over {} ({}), {} latency", r.op, r.transport, r.role,
                                                 r.one_way ? "one-way (half the round trip)" : "round-trip"));
-        p.field("role", "role", r.role);
-        p.field("peer", "peer", r.peer);
-        p.field("op", "op", r.op);
-        p.field("transport", "transport", r.transport);
+        render_test_header(r, p);
         p.field("one_way", "one-way (half the round trip)", r.one_way);
-        p.field("device", "device", r.device);
-        p.field("port", "port", u64{r.port});
-        p.field("gid_index", "GID index", u64{r.gid_index});
-        p.field("gid_choice", "GID choice", r.gid_why);
-        p.field("mtu_bytes", "path MTU (bytes)", u64{r.mtu_bytes});
-        p.field("inline", "inline", r.inline_used);
-        p.field("inline_max", "inline up to (bytes)", u64{r.inline_max});
-        if (r.duration_s)
-            p.field("duration_s", "duration per size (s)", *r.duration_s);
-        else
-            p.field("iterations", "iterations per size", u64{r.iterations});
+        render_test_length(r, p, "iterations per size");
         p.field("warmup", "warm-up iterations (not measured)", u64{r.warmup});
         p.field("clock", "clock", r.clock_source);
         p.field("clock_why", "clock choice", r.clock_why);

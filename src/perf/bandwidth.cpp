@@ -34,38 +34,14 @@ public:
         wr_.resize(run.post_list);
         sge_.resize(run.post_list);
         for (std::uint32_t i = 0; i < run.post_list; ++i) {
-            ibv_sge& s = sge_[i];
-            s.addr = reinterpret_cast<std::uintptr_t>(res.send_buf());  // read: where the data lands
-            s.length = run.size;
-            s.lkey = res.lkey();
-            ibv_send_wr& w = wr_[i];
-            w.sg_list = &s;
-            w.num_sge = 1;
-            w.next = i + 1 < run.post_list ? &wr_[i + 1] : nullptr;
-            switch (run.op) {
-            case Op::send: w.opcode = IBV_WR_SEND; break;
-            case Op::write: w.opcode = IBV_WR_RDMA_WRITE; break;
-            case Op::read: w.opcode = IBV_WR_RDMA_READ; break;
-            }
-            if (run.op != Op::send) {
-                w.wr.rdma.remote_addr = res.remote().addr;
-                w.wr.rdma.rkey = res.remote().rkey;
-            }
-            if (res.type() == IBV_QPT_UD) {
-                w.wr.ud.ah = res.ah();
-                w.wr.ud.remote_qpn = res.remote_qpn();
-                w.wr.ud.remote_qkey = 0x11111111;
-            }
+            prepare_send_wr(wr_[i], sge_[i], res, run.op, run.size);
+            wr_[i].next = i + 1 < run.post_list ? &wr_[i + 1] : nullptr;
         }
         rx_batch_ = std::max<std::uint32_t>(1, std::min<std::uint32_t>(32, run.rx_depth / 4));
         rwr_.resize(rx_batch_);
         rsge_.resize(rx_batch_);
         for (std::uint32_t i = 0; i < rx_batch_; ++i) {
-            rsge_[i].addr = reinterpret_cast<std::uintptr_t>(res.recv_buf());
-            rsge_[i].length = static_cast<std::uint32_t>(res.local().size);
-            rsge_[i].lkey = res.lkey();
-            rwr_[i].sg_list = &rsge_[i];
-            rwr_[i].num_sge = 1;
+            prepare_recv_wr(rwr_[i], rsge_[i], res);
             rwr_[i].next = i + 1 < rx_batch_ ? &rwr_[i + 1] : nullptr;
         }
         limit_ = run.duration ? no_limit : run.warmup + run.iterations + run.tx_depth;

@@ -139,11 +139,8 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     const Clock clock = Clock::calibrate();
 
     // 1. Connect and agree on the test.
-    net::Channel channel = client ? net::Channel::connect(o.host, o.tcp_port, o.timeout)
-                                  : net::Channel::accept_one(o.tcp_port, std::chrono::milliseconds(0));
-    net::Exchange ex(std::move(channel), client ? net::Role::client : net::Role::server, "bw", o.timeout);
-    ex.hello();
-    const Json theirs = ex.params(params_json(o), client ? std::vector<std::string>{} : o.server_explicit);
+    Json theirs;
+    net::Exchange ex = open_exchange(o, "bw", params_json(o), theirs);
     if (!client)
         adopt(o, theirs);
     const std::uint32_t cq_mod = effective_cq_mod(o);
@@ -151,16 +148,9 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
 
     // 2. One set of resources per QP, sized for the largest message.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    verbs::TestSetup setup;
-    setup.device = o.device;
-    setup.port = o.port;
-    setup.gid_index = o.gid_index;
-    setup.type = o.transport;
-    setup.buffer_bytes = std::max<std::uint32_t>(largest, 1);
-    setup.mtu = o.mtu;
+    verbs::TestSetup setup = test_setup(o, largest);
     setup.send_depth = o.tx_depth;
     setup.recv_depth = roles.receives ? o.rx_depth : 1;
-    setup.max_inline = o.inline_mode == InlineMode::off || o.op == Op::read ? 0 : std::min<std::uint32_t>(largest, 1024);
     std::vector<std::unique_ptr<verbs::TestResources>> qps;
     std::vector<verbs::TestResources*> lanes;
     for (std::uint32_t q = 0; q < o.qps; ++q) {
@@ -168,9 +158,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
         lanes.push_back(qps.back().get());
     }
     const verbs::TestResources& first = *qps.front();
-    if (o.transport == IBV_QPT_UD && largest > (128u << first.local().mtu))
-        throw UsageError(fmt::format("UD messages must fit the path MTU: size {} > {} bytes (use -m or smaller sizes)",
-                                     largest, 128u << first.local().mtu));
+    check_ud_fits(o, first, largest);
     for (auto& res : qps)
         res->connect(remote_from(ex.endpoints(endpoint_from(res->local()))));
     if (roles.receives)
@@ -178,28 +166,15 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
             post_initial_receives(*res, o.rx_depth);
 
     report::BwReport rep;
-    rep.role = client ? "client" : "server";
-    rep.peer = ex.channel().peer();
-    rep.op = op_name(o.op);
-    rep.transport = transport_name(o.transport);
+    fill_header(rep, o, ex, first, clock);
     rep.bidir = o.bidir;
-    rep.device = first.device_name();
-    rep.port = o.port;
-    rep.gid_index = first.local().gid_index;
-    rep.gid_why = first.gid().why;
-    rep.mtu_bytes = 128u << std::min(first.local().mtu, first.remote().mtu);
-    rep.inline_max = first.granted_inline();
     rep.qps = o.qps;
     rep.tx_depth = o.tx_depth;
     rep.rx_depth = o.rx_depth;
     rep.post_list = o.post_list;
     rep.cq_mod = cq_mod;
-    rep.iterations = o.iterations;
-    rep.warmup = o.warmup;
-    rep.duration_s = o.duration_s;
     rep.window_ms = o.window_ms;
     rep.unit = o.unit;
-    rep.clock_source = clock.info().source;
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {

@@ -34,34 +34,8 @@ struct Poster {
 
     Poster(verbs::TestResources& r, const LatencyRun& l) : res(r), run(l)
     {
-        sge.addr = reinterpret_cast<std::uintptr_t>(res.send_buf());
-        sge.length = run.size;
-        sge.lkey = res.lkey();
-        wr.sg_list = &sge;
-        wr.num_sge = 1;
-        switch (run.op) {
-        case Op::send: wr.opcode = IBV_WR_SEND; break;
-        case Op::write: wr.opcode = IBV_WR_RDMA_WRITE; break;
-        case Op::read: wr.opcode = IBV_WR_RDMA_READ; break;
-        }
-        if (run.op == Op::read)
-            sge.addr = reinterpret_cast<std::uintptr_t>(res.send_buf());  // read lands in our send half
-        if (run.op != Op::send) {
-            wr.wr.rdma.remote_addr = res.remote().addr;
-            wr.wr.rdma.rkey = res.remote().rkey;
-        }
-        if (res.type() == IBV_QPT_UD) {
-            wr.wr.ud.ah = res.ah();
-            wr.wr.ud.remote_qpn = res.remote_qpn();
-            wr.wr.ud.remote_qkey = 0x11111111;
-        }
-        rsge.addr = reinterpret_cast<std::uintptr_t>(res.recv_buf());
-        // Receives always cover the whole receive half, so the ones posted
-        // for one size serve the next sizes too.
-        rsge.length = static_cast<std::uint32_t>(res.local().size);
-        rsge.lkey = res.lkey();
-        rwr.sg_list = &rsge;
-        rwr.num_sge = 1;
+        prepare_send_wr(wr, sge, res, run.op, run.size);
+        prepare_recv_wr(rwr, rsge, res);
     }
 
     // Posts one request; every signal_every-th is signalled so the send

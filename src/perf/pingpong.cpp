@@ -46,48 +46,22 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
 
     // 1. Connect and agree on the test: the server adopts the client's
     //    parameters, naming any it was given that differ.
-    net::Channel channel = client ? net::Channel::connect(o.host, o.tcp_port, o.timeout)
-                                  : net::Channel::accept_one(o.tcp_port, std::chrono::milliseconds(0));
-    net::Exchange ex(std::move(channel), client ? net::Role::client : net::Role::server, "ping-pong", o.timeout);
-    ex.hello();
-    const Json theirs = ex.params(common_params(o), client ? std::vector<std::string>{} : o.server_explicit);
+    Json theirs;
+    net::Exchange ex = open_exchange(o, "ping-pong", common_params(o), theirs);
     if (!client)
         adopt(o, theirs);
 
     // 2. Resources sized for the largest message, then the endpoints.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    verbs::TestSetup setup;
-    setup.device = o.device;
-    setup.port = o.port;
-    setup.gid_index = o.gid_index;
-    setup.type = o.transport;
-    setup.buffer_bytes = largest;
-    setup.mtu = o.mtu;
-    setup.max_inline = o.inline_mode == InlineMode::off ? 0 : std::min<std::uint32_t>(largest, 1024);
-    verbs::TestResources res(setup);
-    if (o.transport == IBV_QPT_UD && largest > (128u << res.local().mtu))
-        throw UsageError(fmt::format("UD messages must fit the path MTU: size {} > {} bytes", largest,
-                                     128u << res.local().mtu));
+    verbs::TestResources res(test_setup(o, largest));
+    check_ud_fits(o, res, largest);
     res.connect(remote_from(ex.endpoints(endpoint_from(res.local()))));
     if (o.op == Op::send)
         prepost_receives(res, largest);
 
     report::PingPongReport rep;
-    rep.role = client ? "client" : "server";
-    rep.peer = ex.channel().peer();
-    rep.op = op_name(o.op);
-    rep.transport = transport_name(o.transport);
+    fill_header(rep, o, ex, res, clock);
     rep.one_way = o.op != Op::read;
-    rep.device = res.device_name();
-    rep.port = o.port;
-    rep.gid_index = res.local().gid_index;
-    rep.gid_why = res.gid().why;
-    rep.mtu_bytes = 128u << std::min(res.local().mtu, res.remote().mtu);
-    rep.inline_max = res.granted_inline();
-    rep.iterations = o.iterations;
-    rep.warmup = o.warmup;
-    rep.duration_s = o.duration_s;
-    rep.clock_source = clock.info().source;
     rep.clock_why = clock.info().why;
     rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
     rep.clock_calibration_ms = clock.info().calibration_ms;

@@ -164,4 +164,90 @@ void pin_cpu(const std::optional<int>& cpu)
         throw SystemError(fmt::format("sched_setaffinity(cpu {})", *cpu), errno, "is that CPU online and allowed?");
 }
 
+net::Exchange open_exchange(const TestOptions& o, std::string_view test, const net::Json& mine, net::Json& theirs)
+{
+    const bool client = !o.host.empty();
+    net::Channel channel = client ? net::Channel::connect(o.host, o.tcp_port, o.timeout)
+                                  : net::Channel::accept_one(o.tcp_port, std::chrono::milliseconds(0));
+    net::Exchange ex(std::move(channel), client ? net::Role::client : net::Role::server, std::string(test),
+                     o.timeout);
+    ex.hello();
+    // A server names the parameters it was given that differ from the client's.
+    theirs = ex.params(mine, client ? std::vector<std::string>{} : o.server_explicit);
+    return ex;
+}
+
+verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest)
+{
+    verbs::TestSetup setup;
+    setup.device = o.device;
+    setup.port = o.port;
+    setup.gid_index = o.gid_index;
+    setup.type = o.transport;
+    setup.buffer_bytes = std::max<std::uint32_t>(largest, 1);
+    setup.mtu = o.mtu;
+    setup.max_inline =
+        o.inline_mode == InlineMode::off || o.op == Op::read ? 0 : std::min<std::uint32_t>(largest, 1024);
+    return setup;
+}
+
+void check_ud_fits(const TestOptions& o, const verbs::TestResources& res, std::uint32_t largest)
+{
+    const std::uint32_t mtu = 128u << res.local().mtu;
+    if (o.transport == IBV_QPT_UD && largest > mtu)
+        throw UsageError(
+            fmt::format("UD messages must fit the path MTU: size {} > {} bytes (use -m or smaller sizes)", largest, mtu));
+}
+
+void fill_header(report::TestHeader& h, const TestOptions& o, net::Exchange& ex, const verbs::TestResources& res,
+                 const Clock& clock)
+{
+    h.role = o.host.empty() ? "server" : "client";
+    h.peer = ex.channel().peer();
+    h.op = op_name(o.op);
+    h.transport = transport_name(o.transport);
+    h.device = res.device_name();
+    h.port = o.port;
+    h.gid_index = res.local().gid_index;
+    h.gid_why = res.gid().why;
+    h.mtu_bytes = 128u << std::min(res.local().mtu, res.remote().mtu);
+    h.inline_max = res.granted_inline();
+    h.iterations = o.iterations;
+    h.warmup = o.warmup;
+    h.duration_s = o.duration_s;
+    h.clock_source = clock.info().source;
+}
+
+void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::TestResources& res, Op op, std::uint32_t size)
+{
+    sge.addr = reinterpret_cast<std::uintptr_t>(res.send_buf());  // a read lands here too
+    sge.length = size;
+    sge.lkey = res.lkey();
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+    switch (op) {
+    case Op::send: wr.opcode = IBV_WR_SEND; break;
+    case Op::write: wr.opcode = IBV_WR_RDMA_WRITE; break;
+    case Op::read: wr.opcode = IBV_WR_RDMA_READ; break;
+    }
+    if (op != Op::send) {
+        wr.wr.rdma.remote_addr = res.remote().addr;
+        wr.wr.rdma.rkey = res.remote().rkey;
+    }
+    if (res.type() == IBV_QPT_UD) {
+        wr.wr.ud.ah = res.ah();
+        wr.wr.ud.remote_qpn = res.remote_qpn();
+        wr.wr.ud.remote_qkey = verbs::ud_qkey;
+    }
+}
+
+void prepare_recv_wr(ibv_recv_wr& wr, ibv_sge& sge, const verbs::TestResources& res)
+{
+    sge.addr = reinterpret_cast<std::uintptr_t>(res.recv_buf());
+    sge.length = static_cast<std::uint32_t>(res.local().size);
+    sge.lkey = res.lkey();
+    wr.sg_list = &sge;
+    wr.num_sge = 1;
+}
+
 }  // namespace qps::perf

@@ -11,7 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "src/net/exchange.hpp"
 #include "src/net/messages.hpp"
+#include "src/perf/clock.hpp"
+#include "src/report/test_header.hpp"
 #include "src/verbs/test_resources.hpp"
 
 namespace qps::perf {
@@ -69,5 +72,25 @@ net::Endpoint endpoint_from(const verbs::LocalEndpoint& l);
 
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
+
+// Connects (client) or accepts one (server), then says hello and swaps the
+// test parameters: `theirs` gets the peer's. The server must adopt them.
+net::Exchange open_exchange(const TestOptions& o, std::string_view test, const net::Json& mine, net::Json& theirs);
+
+// The resources of one QP for a test whose largest message is `largest`.
+verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest);
+// UsageError when a UD message would not fit the path MTU.
+void check_ud_fits(const TestOptions& o, const verbs::TestResources& res, std::uint32_t largest);
+
+// The report's header from the options, the exchange and the first QP.
+void fill_header(report::TestHeader& h, const TestOptions& o, net::Exchange& ex, const verbs::TestResources& res,
+                 const Clock& clock);
+
+// A send WR (and its SGE) for `op` of `size` bytes from the send half, to
+// the peer's receive half; wr_id, flags and next are the caller's.
+void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::TestResources& res, Op op, std::uint32_t size);
+// A receive WR covering the whole receive half (so receives posted for one
+// size serve every size).
+void prepare_recv_wr(ibv_recv_wr& wr, ibv_sge& sge, const verbs::TestResources& res);
 
 }  // namespace qps::perf

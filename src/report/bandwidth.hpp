@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/qp/holder_protocol.hpp"
+#include "src/report/test_header.hpp"
 
 namespace qps::report {
 
@@ -43,22 +44,11 @@ struct BwSizeResult {
     std::optional<SideStats> peer;
 };
 
-struct BwReport {
-    std::string role, peer;
-    std::string op, transport;
+struct BwReport : TestHeader {
     bool bidir = false;
-    std::string device;
-    std::uint32_t port = 1, gid_index = 0;
-    std::string gid_why;
-    std::uint32_t mtu_bytes = 0;
-    bool inline_used = false;
-    std::uint32_t inline_max = 0;
     std::uint32_t qps = 1, tx_depth = 0, rx_depth = 0, post_list = 1, cq_mod = 1;
-    std::uint64_t iterations = 0, warmup = 0;
-    std::optional<double> duration_s;
     double window_ms = 10;
     std::string unit;
-    std::string clock_source;
     std::vector<BwSizeResult> sizes;
     bool aborted = false;
     std::string abort_reason;

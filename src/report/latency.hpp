@@ -8,6 +8,7 @@
 
 #include "src/perf/histogram.hpp"
 #include "src/qp/holder_protocol.hpp"
+#include "src/report/test_header.hpp"
 
 namespace qps::report {
 
@@ -33,21 +34,9 @@ struct SizeResult {
     std::optional<LatencyStats> peer;
 };
 
-struct PingPongReport {
-    std::string role;            // "client" or "server"
-    std::string peer;            // host:port of the other side
-    std::string op, transport;
-    bool one_way = true;         // latency is half the round trip (send, write); read reports the round trip
-    std::string device;
-    std::uint32_t port = 1;
-    std::uint32_t gid_index = 0;
-    std::string gid_why;
-    std::uint32_t mtu_bytes = 0;
-    bool inline_used = false;
-    std::uint32_t inline_max = 0;
-    std::uint64_t iterations = 0, warmup = 0;
-    std::optional<double> duration_s;
-    std::string clock_source, clock_why;
+struct PingPongReport : TestHeader {
+    bool one_way = true;  // latency is half the round trip (send, write); read reports the round trip
+    std::string clock_why;
     double clock_ticks_per_ns = 0;
     double clock_calibration_ms = 0, clock_calibration_error_ppm = 0;
     std::vector<SizeResult> sizes;

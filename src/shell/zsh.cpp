@@ -98,12 +98,11 @@ std::vector<std::string> option_specs(const CommandSpec& cmd)
 
     std::vector<std::string> specs;
     for (const auto& o : cmd.options) {
-        const std::string exclusion = o.names.size() > 1 ? "(" + join(o.names) + ")" : "";
+        const std::string exclusion = o.names.size() > 1 ? fmt::format("({})", join(o.names)) : std::string();
         const std::string value = value_part(o, message_of(o), device_options);
         for (const auto& n : o.names) {
-            std::string suffix;
-            if (o.kind != ValueKind::flag)
-                suffix = n.starts_with("--") ? "=" : "+";
+            // --long=VALUE, -s VALUE; flags take none.
+            const std::string_view suffix = o.kind == ValueKind::flag ? "" : n.starts_with("--") ? "=" : "+";
             specs.push_back(sh_quote(fmt::format("{}{}{}[{}]{}", exclusion, n, suffix, spec_text(o.description),
                                                  value)));
         }
@@ -205,7 +204,8 @@ std::string zsh_script(const CommandSpec& root)
 {
     std::string out(header);
     detail::visit(root, [&](const std::string& path, const CommandSpec& cmd) {
-        out += "\n" + command_function(path, cmd);
+        out += '\n';
+        out += command_function(path, cmd);
     });
     out += footer;
     return out;

@@ -34,8 +34,6 @@ std::uint32_t random_psn()
     return rd() & 0xffffff;
 }
 
-constexpr std::uint32_t ud_qkey = 0x11111111;
-
 }  // namespace
 
 TestResources::TestResources(const TestSetup& setup) : setup_(setup)

@@ -102,5 +102,7 @@ private:
 
 // The GRH a UD receive buffer starts with.
 inline constexpr std::uint32_t ud_grh_bytes = 40;
+// The Q_Key both sides of a UD test use.
+inline constexpr std::uint32_t ud_qkey = 0x11111111;
 
 }  // namespace qps::verbs

@@ -1,0 +1,29 @@
+#include "formatters/test_header.hpp"
+
+namespace qps::fmt_out {
+
+void render_test_header(const report::TestHeader& h, Printer& p)
+{
+    using u64 = std::uint64_t;
+    p.field("role", "role", h.role);
+    p.field("peer", "peer", h.peer);
+    p.field("op", "op", h.op);
+    p.field("transport", "transport", h.transport);
+    p.field("device", "device", h.device);
+    p.field("port", "port", u64{h.port});
+    p.field("gid_index", "GID index", u64{h.gid_index});
+    p.field("gid_choice", "GID choice", h.gid_why);
+    p.field("mtu_bytes", "path MTU (bytes)", u64{h.mtu_bytes});
+    p.field("inline", "inline", h.inline_used);
+    p.field("inline_max", "inline up to (bytes)", u64{h.inline_max});
+}
+
+void render_test_length(const report::TestHeader& h, Printer& p, std::string_view what)
+{
+    if (h.duration_s)
+        p.field("duration_s", "measured seconds per size", *h.duration_s);
+    else
+        p.field("iterations", what, std::uint64_t{h.iterations});
+}
+
+}  // namespace qps::fmt_out

@@ -1,0 +1,27 @@
+// What every two-sided test (ping-pong, bw) reports about itself before
+// its figures: who is who, what runs over what, and how it was set up.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace qps::report {
+
+struct TestHeader {
+    std::string role;  // "client" or "server"
+    std::string peer;  // host:port of the other side
+    std::string op, transport;
+    std::string device;
+    std::uint32_t port = 1;
+    std::uint32_t gid_index = 0;
+    std::string gid_why;
+    std::uint32_t mtu_bytes = 0;
+    bool inline_used = false;
+    std::uint32_t inline_max = 0;
+    std::uint64_t iterations = 0, warmup = 0;
+    std::optional<double> duration_s;
+    std::string clock_source;
+};
+
+}  // namespace qps::report

@@ -36,7 +36,7 @@ for k in keys:
         assert r["verified"].startswith("ok"), r
         if t["op"] == "send":
             # What the receiver counted; with both sides busy-polling in a
-            # 2-CPU VM, rxe delivers in bursts, so only a lone receiver's
+            # 2-CPU VM, rxe delivers in bursts, so only the rate of a lone receiver
             # rate is certain to be positive.
             assert r["received_bytes_per_s"] is not None, r
             assert bidir or r["received_bytes_per_s"] > 0, r

@@ -1,0 +1,194 @@
+# Lab cases: every command's --json output validates against its JSON
+# Schema in docs/schema/ (python3-jsonschema, Draft 2020-12): ports, ports
+# --watch (one schema per line), the qp lifecycle, ping-pong and bw (both
+# sides), and the error document. Sourced by tests/lab/run-all with $q set.
+
+sch_dir=$(cd "$here/../../docs/schema" && pwd)
+sch_tmp=$(mktemp -d)
+# Debian's python3 has python3-jsonschema (scripts/install-deps); another
+# python3 first in PATH may not.
+sch_py=python3
+for p in /usr/bin/python3 python3; do
+  if "$p" -c 'import jsonschema' 2>/dev/null; then sch_py=$p; break; fi
+done
+# validator SCHEMA FILE [--lines]: every document in FILE (one, or one per
+# line with --lines) against SCHEMA; prints each error's path and message.
+sch_validator='
+import json, sys
+import jsonschema
+from jsonschema.exceptions import best_match
+schema_file, doc_file, lines = sys.argv[1], sys.argv[2], sys.argv[3:] == ["--lines"]
+schema = json.load(open(schema_file))
+cls = jsonschema.validators.validator_for(schema)
+cls.check_schema(schema)
+validator = cls(schema)
+text = open(doc_file).read()
+try:
+    docs = [json.loads(l) for l in text.splitlines() if l.strip()] if lines else [json.loads(text)]
+except ValueError as e:
+    sys.exit(f"not JSON: {e}")
+if not docs:
+    sys.exit("no JSON document")
+def where(e):
+    return "/" + "/".join(str(p) for p in e.absolute_path)
+failed = 0
+for n, doc in enumerate(docs, 1):
+    for e in sorted(validator.iter_errors(doc), key=lambda e: [str(p) for p in e.absolute_path]):
+        failed += 1
+        msg = e.message if len(e.message) <= 200 else e.message[:200] + "..."
+        if e.context:
+            b = best_match(e.context)
+            msg += f" (closest: {b.message[:200]} at {where(b)})"
+        rule = "/" + "/".join(str(p) for p in e.absolute_schema_path)
+        print(f"document {n}, at {where(e)}: {msg} [schema: {rule}]")
+if failed:
+    sys.exit(f"{failed} error(s) against {schema_file}")
+print(f"{len(docs)} document(s) valid against {schema_file}")
+'
+# expect_valid_file SCHEMA-NAME FILE [--lines]: FILE validates against docs/schema/SCHEMA-NAME.schema.json.
+expect_valid_file() {
+  local name=$1 file=$2 report; shift 2
+  if report=$("$sch_py" -c "$sch_validator" "$sch_dir/$name.schema.json" "$file" "$@" 2>&1); then
+    ok "valid against $name.schema.json"
+  else
+    bad "not valid against $name.schema.json"
+    sed 's/^/        /' <<<"$report"
+  fi
+}
+# expect_valid SCHEMA-NAME [--lines]: the last run's stdout validates.
+expect_valid() {
+  printf '%s\n' "$out" >"$sch_tmp/stdout.json"
+  expect_valid_file "$1" "$sch_tmp/stdout.json" "${@:2}"
+}
+sch_jq() { jq -r "$1" <<<"$out"; }
+
+case_ "schemas: the validator runs and can fail"
+expect_true "python3-jsonschema importable ($sch_py)" "$sch_py" -c 'import jsonschema'
+echo '{"schema_version": 1, "command": "ports"}' >"$sch_tmp/missing.json"
+expect_true "a ports document without devices is rejected" \
+  bash -c '! "$1" -c "$2" "$3" "$4" >/dev/null 2>&1' _ "$sch_py" "$sch_validator" "$sch_dir/ports.schema.json" "$sch_tmp/missing.json"
+
+case_ "schemas: ports and ports --watch"
+run "$q" --json ports
+expect_rc 0; expect_valid ports
+run "$q" --json ports -d rxe0 -p 1
+expect_rc 0; expect_valid ports
+run "$q" ports --format json -d rxe0
+expect_rc 0; expect_valid ports
+run "$q" --json ports --watch 0.2 --count 2
+expect_rc 0
+expect_true "two JSON lines" test "$(grep -c . <<<"$out")" = 2
+expect_valid ports-watch --lines
+run "$q" ports --watch 0.2 --count 2 -d rxe0   # into a pipe: JSON lines without --json
+expect_rc 0; expect_valid ports-watch --lines
+
+case_ "schemas: the qp lifecycle (create, modify, query, list, post, destroy)"
+run "$q" --json qp create -d rxe0
+expect_rc 0; expect_valid qp-create
+A=$(sch_jq '.qps[0].qpn.raw')
+# A pair with a short retry wait, so a post to a destroyed peer fails fast (as in 20-qp.sh).
+run "$q" --json qp create --pair -d rxe0 --timeout 10 --retry-cnt 3
+expect_rc 0; expect_valid qp-create
+P1=$(sch_jq '.qps[0].qpn.raw'); P2=$(sch_jq '.qps[1].qpn.raw')
+expect_true "the pair has its steps and notes" test "$(sch_jq '(.steps | length) > 0 and (.notes | length) > 0')" = true
+run "$q" --json qp create -d rxe0 -t ud --to rts
+expect_rc 0; expect_valid qp-create
+run "$q" --json qp modify "$A" --state init --port 1 --pkey-index 0 --access local_write,remote_write,remote_read
+expect_rc 0; expect_valid qp-modify
+sch_rtr=(--state rtr --dgid 192.0.2.1 --sgid-index 1 --mtu 1024 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 12 --dest-qpn "$P1")
+run "$q" --json qp modify "$A" "${sch_rtr[@]}" --dry-run
+expect_rc 0; expect_valid qp-modify
+expect_true "dry run: no QP afterwards" test "$(sch_jq '.modify.dry_run and (.modify | has("qp") | not)')" = true
+run "$q" --json qp modify "$A" "${sch_rtr[@]}"
+expect_rc 0; expect_valid qp-modify
+run "$q" --json qp modify "$A" --state rts --sq-psn 0 --timeout 67ms --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 1
+expect_rc 0; expect_valid qp-modify
+run "$q" --json qp modify "$A" --state rtr
+expect_rc 2; expect_valid error
+run "$q" --json qp query "$A"
+expect_rc 0; expect_valid qp-query
+run "$q" --json qp query 1 -d rxe0   # the GSI QP: the kernel's view
+expect_rc 0; expect_valid qp-query
+expect_true "kernel view: held false" test "$(sch_jq '.qp.held')" = false
+run "$q" --json qp list
+expect_rc 0; expect_valid qp-list
+run "$q" --json qp list --held
+expect_rc 0; expect_valid qp-list
+run "$q" --json qp post "$P1" --op send -s 64
+expect_rc 0; expect_valid qp-post
+expect_true "send: the peer's completion too" test "$(sch_jq '.post.peer_completion.opcode.name')" = RECV
+run "$q" --json qp post "$P1" --op write -s 4096
+expect_rc 0; expect_valid qp-post
+run "$q" --json qp post "$P2" --op read -s 128
+expect_rc 0; expect_valid qp-post
+run "$q" --json qp destroy "$P2"
+expect_rc 0; expect_valid qp-destroy
+run "$q" --json qp post "$P1" --op send
+expect_rc 1; expect_valid qp-post
+expect_true "a failed completion with a diagnosis" test \
+  "$(sch_jq '.post.completion.status.name')/$(sch_jq '.post | has("diagnosis")')" = "RETRY_EXC_ERR/true"
+run "$q" --json qp query "$P1"
+expect_rc 0; expect_valid qp-query
+expect_true "ERR with last_error and diagnosis" test \
+  "$(sch_jq '.qp.state.name')/$(sch_jq '.qp | has("last_error") and has("diagnosis")')" = "ERR/true"
+run "$q" --json qp destroy --all
+expect_rc 0; expect_valid qp-destroy
+expect_true "the holder exits" test "$(sch_jq '.holder_exits')" = true
+eventually 10 bash -c '! pgrep -x qpscope-holder' || bad "the holder did not exit within 10 s"
+run "$q" --json qp destroy --all   # no holder any more
+expect_rc 1; expect_valid error
+
+# sch_pair LOG SERVER-ARGS... -- CLIENT-ARGS...: a server in the background
+# (its stdout in LOG), then the client (run); $sch_server_rc is the server's.
+sch_pair() {
+  local cmd=$1 log=$2 server_args=() ; shift 2
+  while [ "$1" != -- ]; do server_args+=("$1"); shift; done; shift
+  "$q" --json "$cmd" -d rxe0 --timeout 20 "${server_args[@]}" >"$log" 2>"$log.err" &
+  local server=$!
+  run timeout 180 "$q" --json "$cmd" 127.0.0.1 -d rxe0 --timeout 20 "$@"
+  wait "$server"; sch_server_rc=$?
+}
+
+case_ "schemas: ping-pong, both sides"
+for args in "-n 100 -s 64" "-n 100 -s 2:64 --histogram" "--op read -n 100" "--transport ud -n 100" "-D 1 -s 64"; do
+  # shellcheck disable=SC2086 # $args is a list of options
+  sch_pair ping-pong "$sch_tmp/server.json" -- $args
+  expect_true "ping-pong $args: client 0, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 0/0
+  expect_valid ping-pong
+  expect_valid_file ping-pong "$sch_tmp/server.json"
+done
+
+case_ "schemas: a ping-pong cut short gives a partial report that validates"
+"$q" ping-pong -d rxe0 --timeout 3 >/dev/null 2>&1 &
+sch_server=$!
+sch_in_run() { "$q" --json qp list --pid "$1" --state rts | jq -e '.qps | length == 1'; }
+( eventually 60 sch_in_run "$sch_server"; sleep 1; kill -9 "$sch_server" ) &
+sch_killer=$!
+run timeout 60 "$q" --json ping-pong 127.0.0.1 -d rxe0 -n 100000000 --timeout 3
+wait "$sch_server" "$sch_killer" 2>/dev/null
+expect_rc 3; expect_valid ping-pong
+expect_true "aborted, with a reason" test "$(sch_jq '.test.aborted and (.test.abort_reason | length > 0)')" = true
+
+case_ "schemas: bw, both sides"
+for args in "-n 200 -s 4096" "--bidir --op send -n 200 -s 1024:2048" "--op read -n 200 -s 1024"; do
+  # shellcheck disable=SC2086
+  sch_pair bw "$sch_tmp/server.json" -- $args
+  expect_true "bw $args: client 0, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 0/0
+  expect_valid bw
+  expect_valid_file bw "$sch_tmp/server.json"
+done
+
+case_ "schemas: error documents"
+run "$q" --json ports -d nosuch
+expect_rc 2; expect_valid error
+expect_true "kind usage" test "$(sch_jq '.error.kind')" = usage
+run "$q" --json ping-pong 127.0.0.1 -d rxe0 -p 18699 --timeout 1   # nobody serves there
+expect_rc 3; expect_valid error
+expect_true "kind timeout" test "$(sch_jq '.error.kind')" = timeout
+run "$q" --json qp query 999999
+expect_rc 2; expect_valid error
+
+case_ "schemas: nothing left behind"
+expect_true "no holder process" bash -c '! pgrep -x qpscope-holder'
+expect_true "nothing of ours in rdma resource show qp" bash -c '! rdma resource show qp | grep -v "type GSI" | grep -q .'
+rm -rf "$sch_tmp"

@@ -13,10 +13,10 @@ cases=(
   "send-64K|--op send -s 64K|ib_send_bw -s 65536"
   "read-64K|--op read -s 64K|ib_read_bw -s 65536"
   "write-64B|--op write -s 64|ib_write_bw -s 64"
-  "write-64K-tuned|--op write -s 64K --tx-depth 256 --post-list 8 --cq-mod 64|ib_write_bw -s 65536 -t 256 -l 8 -Q 64"
-  "send-64K-tuned|--op send -s 64K --tx-depth 256 --post-list 8 --cq-mod 64|ib_send_bw -s 65536 -t 256 -l 8 -Q 64"
-  "read-64K-tuned|--op read -s 64K --tx-depth 256 --post-list 8 --cq-mod 64|ib_read_bw -s 65536 -t 256 -l 8 -Q 64"
-  "write-64B-tuned|--op write -s 64 --tx-depth 256 --post-list 8 --cq-mod 64|ib_write_bw -s 64 -t 256 -l 8 -Q 64"
+  "write-64K-tuned|--op write -s 64K --tx-depth 256 --post-list 32 --cq-mod 32|ib_write_bw -s 65536 -t 256 -l 32 -Q 32"
+  "send-64K-tuned|--op send -s 64K --tx-depth 256 --post-list 32 --cq-mod 32|ib_send_bw -s 65536 -t 256 -l 32 -Q 32"
+  "read-64K-tuned|--op read -s 64K --tx-depth 256 --post-list 32 --cq-mod 32|ib_read_bw -s 65536 -t 256 -l 32 -Q 32"
+  "write-64B-tuned|--op write -s 64 --tx-depth 256 --post-list 32 --cq-mod 32|ib_write_bw -s 64 -t 256 -l 32 -Q 32"
 )
 
 # perftest's average message rate (its MsgRate column, Mpps) in messages/s.

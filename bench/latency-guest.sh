@@ -5,7 +5,8 @@
 #   lat <op> <tool> <pair> <value_us>
 #   rss <iterations> <kib>
 set -u
-q=$1 pairs=$2 iters=$3 mem_iters=$4
+q=$1 pairs=$2 iters=$3 mem_iters=$4 ops=${5:-send write read}
+[ "$mem_iters" = none ] && mem_iters=
 
 # perftest's t_typical for a 2-byte run of ib_<op>_lat.
 perftest_typical() {
@@ -40,7 +41,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$q" ping-pong 12
   echo "rss $n $kib"
 done
 
-for op in send write read; do
+for op in $ops; do
   for pair in $(seq "$pairs"); do
     echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
     echo "lat $op perftest $pair $(perftest_typical "$op")"

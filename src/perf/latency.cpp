@@ -181,36 +181,40 @@ LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun
     std::uint64_t measure_start = 0, last = 0;
     for (std::uint64_t i = 0;; ++i) {
         const bool measuring = i >= run.warmup;
-        if (!client && !run.duration && i >= total)
+        if (!run.duration && i >= total)
             break;
         if (client) {
-            // One clock read per iteration, as the next message goes out: a
-            // sample is the whole cycle from one post to the next (the reply
-            // arrived in between), so the clock's own cost is paid once.
-            const std::uint64_t t = clock.now();
-            if (i > run.warmup) {
-                r.histogram.record(static_cast<std::uint64_t>(static_cast<double>(t - last) * scale + 0.5));
+            // A sample is one round trip: from just before message i goes
+            // out to just after its reply is seen. The bookkeeping (recording,
+            // reposting the receive, reaping sends) happens outside it, so
+            // the figure is the network's and the peer's, not this loop's.
+            if (run.op == Op::write)
+                res.send_buf()[run.size - 1] = Arrival::marker_for(i);
+            const std::uint64_t t0 = clock.now();
+            poster.post();
+            const bool ok = ping_pong ? arrival.wait(i, dog, r.exchanged, reason)
+                                      : waiting_for_read(res, dog, r.exchanged, reason);
+            const std::uint64_t t1 = clock.now();
+            if (!ok)
+                break;
+            if (measuring) {
+                r.histogram.record(static_cast<std::uint64_t>(static_cast<double>(t1 - t0) * scale + 0.5));
                 ++r.measured;
-            } else if (i == run.warmup) {
-                measure_start = t;
+                if (i == run.warmup)
+                    measure_start = t0;
+                last = t1;
             }
-            last = t;
-            if (run.duration ? (i > run.warmup && t - measure_start >= duration_ticks) : i >= total)
+            if (run.op == Op::send)
+                poster.repost_receive();
+        } else {
+            // Server: wait for message i and answer it at once; everything
+            // else comes after the answer is on its way. It measures too:
+            // the time between two answers is also one round trip.
+            if (!arrival.wait(i, dog, r.exchanged, reason))
                 break;
             if (run.op == Op::write)
                 res.send_buf()[run.size - 1] = Arrival::marker_for(i);
             poster.post();
-            const bool ok = ping_pong ? arrival.wait(i, dog, r.exchanged, reason)
-                                      : waiting_for_read(res, dog, r.exchanged, reason);
-            if (!ok)
-                break;
-            if (run.op == Op::send)
-                poster.repost_receive();
-        } else {
-            // Server: wait for message i, answer it. It measures too: the
-            // time between two arrivals is also one round trip.
-            if (!arrival.wait(i, dog, r.exchanged, reason))
-                break;
             const std::uint64_t t = clock.now();
             if (run.op == Op::send)
                 poster.repost_receive();
@@ -221,13 +225,12 @@ LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun
             if (i == run.warmup)
                 measure_start = t;
             last = t;
-            if (run.op == Op::write)
-                res.send_buf()[run.size - 1] = Arrival::marker_for(i);
-            poster.post();
         }
         ++r.exchanged;
         if (poster.posted % signal_every == 1 && run.op != Op::read)
             poster.reap_sends();
+        if (client && run.duration && measuring && last - measure_start >= duration_ticks)
+            break;
     }
     if (reason) {
         // A server in duration mode stops when the client says it is done:

@@ -5,7 +5,8 @@
 #   bw <case> <tool> <pair> <messages_per_s>
 #   rss <seconds> <kib>
 set -u
-q=$1 pairs=$2 iters=$3 mem_secs=$4
+q=$1 pairs=$2 iters=$3 mem_secs=$4 only=${5:-.}
+[ "$mem_secs" = none ] && mem_secs=
 
 # case name | qpscope op and args | perftest tool and args
 cases=(
@@ -58,6 +59,7 @@ done
 
 for c in "${cases[@]}"; do
   IFS='|' read -r name qargs pargs <<<"$c"
+  [[ $name =~ $only ]] || continue
   for pair in $(seq "$pairs"); do
     echo "bw $name qpscope $pair $(qpscope_rate "$qargs")"
     echo "bw $name perftest $pair $(perftest_rate "$pargs")"

@@ -16,6 +16,8 @@ void render_test_header(const report::TestHeader& h, Printer& p)
     p.field("mtu_bytes", "path MTU (bytes)", u64{h.mtu_bytes});
     p.field("inline", "inline", h.inline_used);
     p.field("inline_max", "inline up to (bytes)", u64{h.inline_max});
+    if (h.reads_in_flight)
+        p.field("reads_in_flight", "RDMA reads in flight", u64{*h.reads_in_flight});
 }
 
 void render_test_length(const report::TestHeader& h, Printer& p, std::string_view what)

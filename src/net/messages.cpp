@@ -180,13 +180,13 @@ Json to_message(const Endpoint& e)
 {
     return Json{{"type", "endpoint"},   {"qpn", e.qpn},   {"psn", e.psn},         {"lid", e.lid},
                 {"gid", gid_text(e.gid)}, {"gid_index", e.gid_index}, {"rkey", e.rkey}, {"addr", e.addr},
-                {"size", e.size},         {"mtu", e.mtu}};
+                {"size", e.size},         {"mtu", e.mtu}, {"max_dest_rd_atomic", e.max_dest_rd_atomic}};
 }
 
 Endpoint parse_endpoint(const Json& message)
 {
     const Reader r(message, "endpoint");
-    r.only({"qpn", "psn", "lid", "gid", "gid_index", "rkey", "addr", "size", "mtu"});
+    r.only({"qpn", "psn", "lid", "gid", "gid_index", "rkey", "addr", "size", "mtu", "max_dest_rd_atomic"});
     Endpoint e;
     e.qpn = static_cast<std::uint32_t>(r.unsigned_member("qpn", max24, " (24 bits)"));
     e.psn = static_cast<std::uint32_t>(r.unsigned_member("psn", max24, " (24 bits)"));
@@ -208,6 +208,11 @@ Endpoint parse_endpoint(const Json& message)
     if (!mtu_bytes || std::find(oob_mtus.begin(), oob_mtus.end(), *mtu_bytes) == oob_mtus.end())
         r.bad("mtu", mtu, fmt::format("one of {} (bytes)", list(oob_mtus, false)));
     e.mtu = static_cast<std::uint32_t>(*mtu_bytes);
+    const Json& depth = r.member("max_dest_rd_atomic");
+    const auto depth_value = as_unsigned(depth);
+    if (!depth_value || *depth_value < 1 || *depth_value > 255)
+        r.bad("max_dest_rd_atomic", depth, "an integer in 1..255 (RDMA reads in flight)");
+    e.max_dest_rd_atomic = static_cast<std::uint32_t>(*depth_value);
     return e;
 }
 

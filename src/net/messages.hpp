@@ -5,11 +5,11 @@
 // is an OperationError naming the message, the member and the value, e.g.
 //   endpoint message: member "psn" is 16777216, must be 0..16777215 (24 bits)
 //
-//   {"type":"hello","version":1,"tool":"qpscope","test":"ping-pong","role":"client"}
+//   {"type":"hello","version":2,"tool":"qpscope","test":"ping-pong","role":"client"}
 //   {"type":"params","params":{"size":64,"op":"send", ...}}      flat: scalars only
 //   {"type":"endpoint","qpn":291,"psn":1193046,"lid":0,
 //    "gid":"fe80:0000:0000:0000:5054:00ff:fe12:3456","gid_index":1,
-//    "rkey":4660,"addr":140737488355328,"size":4096,"mtu":1024}
+//    "rkey":4660,"addr":140737488355328,"size":4096,"mtu":1024,"max_dest_rd_atomic":16}
 //   {"type":"ready"}
 //   {"type":"results","results":{...}}                            any object
 //   {"type":"error","message":"..."}                              the peer gives up
@@ -27,7 +27,7 @@ namespace qps::net {
 
 // Bumped whenever a message changes; the frame format, the hello's "type",
 // "tool" and "version" members and the error message never change.
-inline constexpr std::uint32_t oob_version = 1;
+inline constexpr std::uint32_t oob_version = 2;  // 2: the endpoint carries max_dest_rd_atomic
 inline constexpr std::string_view oob_tool = "qpscope";
 inline constexpr std::array<std::string_view, 2> oob_tests{"ping-pong", "bw"};
 inline constexpr std::array<std::string_view, 2> oob_roles{"client", "server"};
@@ -53,6 +53,9 @@ struct Endpoint {
     std::uint64_t addr = 0;
     std::uint64_t size = 0;
     std::uint32_t mtu = 1024;  // bytes: 256, 512, 1024, 2048 or 4096
+    // RDMA reads and atomics this side's QP accepts in flight as a target
+    // (1..255): the peer's initiator depth must not exceed it.
+    std::uint32_t max_dest_rd_atomic = 1;
     bool operator==(const Endpoint&) const = default;
 };
 

@@ -135,6 +135,7 @@ verbs::RemoteEndpoint remote_from(const net::Endpoint& e)
     r.addr = e.addr;
     r.size = e.size;
     r.mtu = decode::mtu_from_bytes(e.mtu).value_or(IBV_MTU_256);  // the exchange admits only valid MTUs
+    r.max_dest_rd_atomic = static_cast<std::uint8_t>(e.max_dest_rd_atomic);  // 1..255 after parsing
     return r;
 }
 
@@ -150,6 +151,7 @@ net::Endpoint endpoint_from(const verbs::LocalEndpoint& l)
     e.addr = l.addr;
     e.size = l.size;
     e.mtu = 128u << l.mtu;
+    e.max_dest_rd_atomic = l.max_dest_rd_atomic;
     return e;
 }
 
@@ -212,6 +214,8 @@ void fill_header(report::TestHeader& h, const TestOptions& o, net::Exchange& ex,
     h.gid_why = res.gid().why;
     h.mtu_bytes = 128u << std::min(res.local().mtu, res.remote().mtu);
     h.inline_max = res.granted_inline();
+    if (o.op == Op::read)
+        h.reads_in_flight = res.reads_in_flight();
     h.iterations = o.iterations;
     h.warmup = o.warmup;
     h.duration_s = o.duration_s;

@@ -19,6 +19,7 @@ struct TestHeader {
     std::uint32_t mtu_bytes = 0;
     bool inline_used = false;
     std::uint32_t inline_max = 0;
+    std::optional<std::uint32_t> reads_in_flight;  // --op read: the QP's max_rd_atomic
     std::uint64_t iterations = 0, warmup = 0;
     std::optional<double> duration_s;
     std::string clock_source;

@@ -54,8 +54,8 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
         throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
     if (setup.port < 1 || setup.port > da.phys_port_cnt)
         throw UsageError(fmt::format("--port {}: {} has ports 1..{}", setup.port, device_name_, da.phys_port_cnt));
-    rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_init_rd_atom, 1, 16));
-    dest_rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_rd_atom, 1, 16));
+    rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_init_rd_atom, 1, 255));
+    dest_rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_rd_atom, 1, 255));
     const ibv_port_attr pa = port_attr();
     if (pa.state != IBV_PORT_ACTIVE)
         throw OperationError(fmt::format("{} port {} is not ACTIVE; 'qpscope ports -d {}' shows why", device_name_,
@@ -119,6 +119,7 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
     local_.addr = reinterpret_cast<std::uintptr_t>(recv_buf());
     local_.size = half_;
     local_.mtu = setup.mtu.value_or(pa.active_mtu);
+    local_.max_dest_rd_atomic = dest_rd_atomic_;
     if (local_.mtu > pa.active_mtu)
         throw UsageError(fmt::format("--mtu {} is above {} port {}'s active MTU of {} bytes", 128 << local_.mtu,
                                      device_name_, setup.port, 128 << pa.active_mtu));
@@ -150,6 +151,7 @@ void TestResources::connect(const RemoteEndpoint& peer)
         given.sgid_index = static_cast<std::uint8_t>(local_.gid_index);
         given.hop_limit = 64;
     }
+    rd_atomic_ = std::min(rd_atomic_, std::max<std::uint8_t>(peer.max_dest_rd_atomic, 1));
     given.max_rd_atomic = rd_atomic_;
     given.max_dest_rd_atomic = dest_rd_atomic_;
     given.timeout = 14;

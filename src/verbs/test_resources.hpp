@@ -41,6 +41,7 @@ struct LocalEndpoint {
     std::uint32_t rkey = 0;
     std::uint64_t addr = 0, size = 0;  // the receive half of the buffer
     ibv_mtu mtu = IBV_MTU_1024;
+    std::uint8_t max_dest_rd_atomic = 1;  // RDMA reads this QP serves in flight
 };
 
 struct RemoteEndpoint {
@@ -50,6 +51,7 @@ struct RemoteEndpoint {
     std::uint32_t rkey = 0;
     std::uint64_t addr = 0, size = 0;
     ibv_mtu mtu = IBV_MTU_1024;
+    std::uint8_t max_dest_rd_atomic = 1;  // RDMA reads the peer's QP serves in flight
 };
 
 class TestResources {
@@ -74,6 +76,9 @@ public:
     ibv_qp_type type() const { return setup_.type; }
     const std::string& device_name() const { return device_name_; }
     ibv_port_attr port_attr() const;
+    // RDMA reads (and atomics) this side keeps in flight once connected:
+    // this device's initiator limit or the peer's responder limit, the lower.
+    std::uint8_t reads_in_flight() const { return rd_atomic_; }
 
 private:
     TestSetup setup_;
@@ -91,10 +96,10 @@ private:
     QueuePair qp_;
     AddressHandle ah_;
     std::uint32_t granted_inline_ = 0;
-    // RDMA reads (and atomics) in flight: the device's limits up to 16 (what
-    // every current device accepts on both ends, since the endpoint
-    // exchange does not carry the peer's limit), so a read test is not held
-    // to one outstanding read.
+    // RDMA reads (and atomics) in flight: as initiator, the device's limit
+    // until connect() lowers it to what the peer serves; as target, the
+    // device's limit (announced in the endpoint). Both capped at 255, the
+    // width of the QP attribute.
     std::uint8_t rd_atomic_ = 1, dest_rd_atomic_ = 1;
     LocalEndpoint local_;
     RemoteEndpoint remote_;

@@ -19,10 +19,11 @@ def j(obj) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()
 
 
-hello = {"type": "hello", "version": 1, "tool": "qpscope", "test": "ping-pong", "role": "client"}
+hello = {"type": "hello", "version": 2, "tool": "qpscope", "test": "ping-pong", "role": "client"}
 endpoint = {"type": "endpoint", "qpn": 291, "psn": 1193046, "lid": 0,
             "gid": "fe80:0000:0000:0000:5054:00ff:fe12:3456", "gid_index": 1,
-            "rkey": 4660, "addr": 140737488355328, "size": 4096, "mtu": 1024}
+            "rkey": 4660, "addr": 140737488355328, "size": 4096, "mtu": 1024,
+            "max_dest_rd_atomic": 16}
 params = {"type": "params", "params": {"size": 64, "op": "send", "iterations": 1000, "inline": True, "rate": 2.5}}
 results = {"type": "results", "results": {"latency_us": {"p50": 1.9, "p99": 3.1}, "iterations": 1000}}
 error = {"type": "error", "message": "cannot create QP: ENOMEM"}
@@ -33,7 +34,7 @@ valid = {
     "endpoint": endpoint,
     "endpoint-compressed-gid": dict(endpoint, gid="::ffff:192.0.2.1"),
     "endpoint-max": dict(endpoint, qpn=2**24 - 1, psn=2**24 - 1, lid=65535, gid_index=255,
-                         rkey=2**32 - 1, addr=2**64 - 1, size=2**64 - 1, mtu=4096),
+                         rkey=2**32 - 1, addr=2**64 - 1, size=2**64 - 1, mtu=4096, max_dest_rd_atomic=255),
     "params": params,
     "params-empty": {"type": "params", "params": {}},
     "ready": {"type": "ready"},
@@ -41,7 +42,7 @@ valid = {
     "error": error,
 }
 hostile_bodies = {
-    "hello-v2": dict(hello, version=2, window=8),
+    "hello-next-version": dict(hello, version=3, window=8),
     "hello-perftest": dict(hello, tool="perftest"),
     "hello-unknown-member": dict(hello, colour="blue"),
     "endpoint-psn-24bit": dict(endpoint, psn=2**24),
@@ -50,6 +51,7 @@ hostile_bodies = {
     "endpoint-mtu-1000": dict(endpoint, mtu=1000),
     "endpoint-negative": dict(endpoint, qpn=-1),
     "endpoint-float": dict(endpoint, rkey=1.5),
+    "endpoint-no-reads": dict(endpoint, max_dest_rd_atomic=0),
     "params-nested": {"type": "params", "params": {"size": [1, 2]}},
     "no-type": {"kind": "ready"},
     "type-number": {"type": 7},

@@ -58,6 +58,26 @@ assert s["test"]["role"] == "server" and c["client_posts"][0]["bytes_per_s"] == 
 ' "$out" "$bw_log"
 done
 
+case_ "bw: a read keeps as many reads in flight as both ends allow (the peer's limit comes with its endpoint)"
+init=$(ibv_devinfo -v -d rxe0 | awk '$1 == "max_qp_init_rd_atom:" { print $2 }')
+target=$(ibv_devinfo -v -d rxe0 | awk '$1 == "max_qp_rd_atom:" { print $2 }')
+want=$(( init < target ? init : target )); want=$(( want > 255 ? 255 : want ))
+bw_serve --timeout 20
+run timeout 120 "$q" --json bw 127.0.0.1 -d rxe0 --op read -s 4096 -n 500 --timeout 20
+wait "$server"
+expect_rc 0
+expect_true "client: reads_in_flight $want = min(max_qp_init_rd_atom $init, max_qp_rd_atom $target)" \
+  test "$(jq -r '.test.reads_in_flight' <<<"$out")" = "$want"
+expect_true "server reports it too" test "$(jq -r '.test.reads_in_flight' "$bw_log")" = "$want"
+bw_serve --timeout 20
+run timeout 120 "$q" bw 127.0.0.1 -d rxe0 --op read -s 4096 -n 200 --timeout 20
+wait "$server"
+expect_out_has "RDMA reads in flight"
+bw_serve --timeout 20
+run timeout 120 "$q" --json bw 127.0.0.1 -d rxe0 --op write -s 4096 -n 200 --timeout 20
+wait "$server"
+expect_true "not in a write test's header" test "$(jq -r '.test | has("reads_in_flight")' <<<"$out")" = false
+
 case_ "bw: a write's data that arrived is verified against the pattern, in the server's own report"
 bw_serve --timeout 20
 run timeout 120 "$q" --json bw 127.0.0.1 -d rxe0 --op write -s 3000 -n 200 --timeout 20

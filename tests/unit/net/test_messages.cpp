@@ -24,6 +24,7 @@ Endpoint sample_endpoint()
     e.addr = 0x7fff12345000;
     e.size = 4096;
     e.mtu = 1024;
+    e.max_dest_rd_atomic = 16;
     return e;
 }
 
@@ -57,7 +58,7 @@ const Json removed = Json(Json::value_t::discarded);
 TEST_CASE("hello: round trip and wire form")
 {
     const Hello h{oob_version, "qpscope", "bw", "server"};
-    CHECK(to_message(h).dump() == R"({"type":"hello","version":1,"tool":"qpscope","test":"bw","role":"server"})");
+    CHECK(to_message(h).dump() == R"({"type":"hello","version":2,"tool":"qpscope","test":"bw","role":"server"})");
     CHECK(parse_hello(to_message(h)) == h);
     CHECK(parse_hello(decode_frame(encode_frame(to_message(h)))) == h);
 }
@@ -94,10 +95,10 @@ TEST_CASE("hello: another tool or another version is named before anything else"
     CHECK(hello_error(m) == R"(peer is not qpscope: hello message member "tool" is "perftest", must be "qpscope")");
     // A later version may add members: the version is what gets named.
     m = hello_json();
-    m["version"] = 2;
+    m["version"] = 3;
     m["features"] = {"zero-copy"};
     m["test"] = "stream";
-    CHECK(hello_error(m) == "peer speaks qpscope exchange version 2, this is version 1");
+    CHECK(hello_error(m) == "peer speaks qpscope exchange version 3, this is version 2");
     CHECK(version_mismatch(1, 2) == "peer speaks qpscope exchange version 1, this is version 2");
     CHECK(hello_error(Json{{"type", "endpoint"}}) == R"(expected the "hello" message, got "endpoint")");
     CHECK(hello_error(Json{{"kind", "hello"}}) == R"(expected the "hello" message, got a message without a type)");
@@ -109,7 +110,7 @@ TEST_CASE("endpoint: round trip and wire form")
     const Json m = to_message(e);
     CHECK(m.dump() == R"({"type":"endpoint","qpn":291,"psn":11259375,"lid":7,)"
                       R"("gid":"fe80:0000:0000:0000:5054:00ff:fe12:3456","gid_index":1,"rkey":3735928559,)"
-                      R"("addr":140733498806272,"size":4096,"mtu":1024})");
+                      R"("addr":140733498806272,"size":4096,"mtu":1024,"max_dest_rd_atomic":16})");
     CHECK(parse_endpoint(m) == e);
     Endpoint extremes = e;
     extremes.qpn = (1u << 24) - 1;
@@ -121,6 +122,7 @@ TEST_CASE("endpoint: round trip and wire form")
     extremes.addr = UINT64_MAX;
     extremes.size = UINT64_MAX;
     extremes.mtu = 4096;
+    extremes.max_dest_rd_atomic = 255;
     CHECK(parse_endpoint(decode_frame(encode_frame(to_message(extremes)))) == extremes);
 }
 
@@ -163,14 +165,21 @@ TEST_CASE("endpoint: ranges")
     CHECK(endpoint_error("mtu", 1000) ==
           R"(endpoint message: member "mtu" is 1000, must be one of 256, 512, 1024, 2048, 4096 (bytes))");
     CHECK(endpoint_error("mtu", 2048) == "<nothing thrown>");
+    CHECK(endpoint_error("max_dest_rd_atomic", 0) ==
+          R"(endpoint message: member "max_dest_rd_atomic" is 0, must be an integer in 1..255 (RDMA reads in flight))");
+    CHECK(endpoint_error("max_dest_rd_atomic", 256) ==
+          R"(endpoint message: member "max_dest_rd_atomic" is 256, must be an integer in 1..255 (RDMA reads in flight))");
+    CHECK(endpoint_error("max_dest_rd_atomic", 1) == "<nothing thrown>");
+    CHECK(endpoint_error("max_dest_rd_atomic", 255) == "<nothing thrown>");
 }
 
 TEST_CASE("endpoint: unknown, missing and mistyped members")
 {
     CHECK(endpoint_error("sl", 0) == R"(endpoint message: unknown member "sl" (it has: "qpn", "psn", "lid", "gid", )"
-                                     R"("gid_index", "rkey", "addr", "size", "mtu"))");
+                                     R"("gid_index", "rkey", "addr", "size", "mtu", "max_dest_rd_atomic"))");
     CHECK(endpoint_error("gid", removed) == R"(endpoint message: missing member "gid")");
     CHECK(endpoint_error("mtu", removed) == R"(endpoint message: missing member "mtu")");
+    CHECK(endpoint_error("max_dest_rd_atomic", removed) == R"(endpoint message: missing member "max_dest_rd_atomic")");
     CHECK(endpoint_error("qpn", "291") ==
           R"(endpoint message: member "qpn" is "291", must be an integer in 0..16777215 (24 bits))");
     CHECK(endpoint_error("qpn", nullptr) ==

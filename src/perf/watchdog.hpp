@@ -33,6 +33,7 @@ public:
     {
         limit_ticks_ = static_cast<std::uint64_t>(
             std::chrono::duration<double, std::nano>(silence_limit).count() * clock.info().ticks_per_ns);
+        look_ticks_ = static_cast<std::uint64_t>(1e6 * clock.info().ticks_per_ns);
         last_ = clock.now();
     }
 
@@ -48,6 +49,11 @@ public:
         }
         if (net::interrupt_pending())
             return "interrupted";
+        // The socket costs a system call: looked at once a millisecond at
+        // most, so a fast loop does not pay it every few thousand polls.
+        if (now - last_look_ < look_ticks_)
+            return nullptr;
+        last_look_ = now;
         if (fd_readable(oob_fd_))
             return "the peer finished or closed the out-of-band connection";
         return nullptr;
@@ -60,6 +66,7 @@ private:
     const Clock& clock_;
     int oob_fd_;
     std::uint64_t limit_ticks_ = 0, last_ = 0, progress_ = ~0ull;
+    std::uint64_t look_ticks_ = 0, last_look_ = 0;
 };
 
 }  // namespace qps::perf

@@ -61,7 +61,14 @@ for c in "${cases[@]}"; do
   IFS='|' read -r name qargs pargs <<<"$c"
   [[ $name =~ $only ]] || continue
   for pair in $(seq "$pairs"); do
-    echo "bw $name qpscope $pair $(qpscope_rate "$qargs")"
-    echo "bw $name perftest $pair $(perftest_rate "$pargs")"
+    # Alternate which tool goes first, so neither always runs right after
+    # the other's run.
+    if ((pair % 2)); then
+      echo "bw $name qpscope $pair $(qpscope_rate "$qargs")"
+      echo "bw $name perftest $pair $(perftest_rate "$pargs")"
+    else
+      echo "bw $name perftest $pair $(perftest_rate "$pargs")"
+      echo "bw $name qpscope $pair $(qpscope_rate "$qargs")"
+    fi
   done
 done

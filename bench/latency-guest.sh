@@ -43,8 +43,15 @@ done
 
 for op in $ops; do
   for pair in $(seq "$pairs"); do
-    echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
-    echo "lat $op perftest $pair $(perftest_typical "$op")"
+    # Alternate which tool goes first, so neither always runs right after
+    # the other's run.
+    if ((pair % 2)); then
+      echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
+      echo "lat $op perftest $pair $(perftest_typical "$op")"
+    else
+      echo "lat $op perftest $pair $(perftest_typical "$op")"
+      echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
+    fi
   done
 done
 

@@ -1,5 +1,6 @@
 // JSON: one document per command, keys in the order the formatter emits
-// them, every decoded value with its raw value (DESIGN.md "JSON is a contract").
+// them, every decoded value with its raw value (docs/ARCHITECTURE.md, "The
+// JSON contract").
 #include <nlohmann/json.hpp>
 #include <ostream>
 

@@ -1,5 +1,6 @@
 // The error kinds qpscope reports; main maps each to an exit code
-// (DESIGN.md: 1 operation failed, 2 bad usage or input, 3 timeout).
+// (docs/ARCHITECTURE.md, "Errors and exit codes": 1 operation failed,
+// 2 bad usage or input, 3 timeout or lost peer).
 #pragma once
 
 #include <stdexcept>

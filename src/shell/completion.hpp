@@ -1,6 +1,6 @@
 // Shell completion scripts (bash, zsh, fish) written from a plain model of
 // the command line. The model is built from the CLI11 definition itself
-// (commands/cli_model.cpp), so the scripts cannot drift from the parser;
+// (commands/describe.cpp), so the scripts cannot drift from the parser;
 // CMake runs `qpscope __complete-script SHELL` at build time.
 #pragma once
 

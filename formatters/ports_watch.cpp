@@ -10,7 +10,7 @@ namespace {
 using u64 = std::uint64_t;
 
 template <class T>
-Value opt(const std::optional<T>& v)
+Value optional_value(const std::optional<T>& v)
 {
     return v ? Value{*v} : Value{};
 }
@@ -26,7 +26,7 @@ void render_changes(Printer& p, std::string_view key, const std::vector<report::
     if (any_error)
         t.columns.push_back({"error", "ERROR"});
     for (const auto& c : changes)
-        t.rows.push_back({c.name, opt(c.value), opt(c.delta), opt(c.per_second), c.reset,
+        t.rows.push_back({c.name, optional_value(c.value), optional_value(c.delta), optional_value(c.per_second), c.reset,
                           c.error.empty() ? Value{} : Value{c.error}});
     p.table(key, key, t);
 }
@@ -38,7 +38,7 @@ void render_watch_sample(const report::WatchSample& s, Printer& p)
     p.field("sample", "sample", u64{s.number});
     p.field("timestamp", "time", s.timestamp);
     p.field("interval_s", "interval (s)", s.interval_s);
-    p.field("elapsed_s", "since previous (s)", opt(s.elapsed_s));
+    p.field("elapsed_s", "since previous (s)", optional_value(s.elapsed_s));
     ListScope devices(p, "devices");
     for (const auto& d : s.devices) {
         ObjectScope dev(p, "", d.name);

@@ -74,7 +74,7 @@ std::string labels(std::initializer_list<Label> list)
     return s;
 }
 
-std::string number(double v)
+std::string sample_value(double v)
 {
     if (std::isnan(v))
         return "NaN";
@@ -184,7 +184,7 @@ void add_port(Exposition& x, const DeviceReport& d, const PortReport& p)
     for (const auto& m : port_metrics)
         if (const auto v = m.value(p))
             x.add(fmt::format("{}port_{}", prefix, m.name), m.type, with_codes(m.help, m.codes), port_labels,
-                  number(*v));
+                  sample_value(*v));
     for (const auto& cs : counter_sets) {
         const kernel::CounterSet& set = p.*cs.member;
         if (!set.present)

@@ -11,27 +11,18 @@
 #include <unistd.h>
 
 #include "src/net/channel.hpp"
+#include "unit/util.hpp"
 
 namespace qps::net::test {
+
+using qps::test::contains;
+using qps::test::thrown;
 
 using Clock = std::chrono::steady_clock;
 
 inline long ms_since(Clock::time_point start)
 {
     return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
-}
-
-inline bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
-
-template <class E, class F>
-std::string thrown(F&& f)
-{
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "<nothing thrown>";
 }
 
 // A blocking TCP socket connected to 127.0.0.1:port: a peer that sends

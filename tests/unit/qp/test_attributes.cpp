@@ -8,26 +8,16 @@
 
 #include "src/error.hpp"
 #include "src/qp/attributes.hpp"
+#include "unit/util.hpp"
 
 using namespace qps::qp;
 using qps::UsageError;
 
+using qps::test::contains;
+using qps::test::thrown;
 namespace {
 
-template <class E, class F>
-std::string thrown(F&& f)
-{
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "<nothing thrown>";
-}
-
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
-
 using Gid = std::array<std::uint8_t, 16>;
 
 const Gid fe80_1{0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01};

@@ -18,6 +18,7 @@
 
 #include "src/error.hpp"
 #include "src/qp/holder_protocol.hpp"
+#include "unit/util.hpp"
 
 using namespace qps::qp;
 using namespace std::chrono_literals;
@@ -25,20 +26,9 @@ using qps::OperationError;
 using qps::SystemError;
 using qps::UsageError;
 
+using qps::test::contains;
+using qps::test::thrown;
 namespace {
-
-template <class E, class F>
-std::string thrown(F&& f)
-{
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "<nothing thrown>";
-}
-
-bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
 
 // Both ends of an AF_UNIX stream socketpair, closed on scope exit.
 struct Pair {

@@ -8,30 +8,17 @@
 
 #include "src/error.hpp"
 #include "src/qp/options.hpp"
+#include "unit/util.hpp"
 
 using namespace qps::qp;
 using qps::UsageError;
 
+using qps::test::contains;
+using qps::test::thrown;
 namespace {
 
 // The message of the exception of type E that f() throws; "<nothing thrown>"
 // otherwise (another exception type propagates and fails the test).
-template <class E, class F>
-std::string thrown(F&& f)
-{
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    }
-    return "<nothing thrown>";
-}
-
-bool contains(const std::string& haystack, const std::string& needle)
-{
-    return haystack.find(needle) != std::string::npos;
-}
-
 using Gid = std::array<std::uint8_t, 16>;
 
 }  // namespace

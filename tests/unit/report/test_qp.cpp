@@ -9,13 +9,13 @@
 
 #include "src/qp/attributes.hpp"
 #include "src/report/qp.hpp"
+#include "unit/util.hpp"
 
 using namespace qps;
 using qps::qp::Json;
 
+using qps::test::contains;
 namespace {
-
-bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
 
 bool any_contains(const std::vector<std::string>& v, const std::string& needle)
 {

@@ -8,14 +8,14 @@
 #include <vector>
 
 #include "src/verbs/gid_choice.hpp"
+#include "unit/util.hpp"
 
 using namespace qps::verbs;
 
+using qps::test::contains;
 namespace {
 
 using Gid = std::array<std::uint8_t, 16>;
-
-bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
 
 Gid v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d)
 {

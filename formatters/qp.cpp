@@ -329,10 +329,10 @@ void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vect
             {}};
     for (const auto& q : qps) {
         const bool is_held = std::find(held.begin(), held.end(), q.lqpn) != held.end();
-        t.rows.push_back({q.dev_name, port_or_none(q.port), hex24(q.lqpn), kernel_qp_type(q.type), decode::qp_state(q.state),
-                          q.rqpn ? hex24(*q.rqpn) : Value{}, q.sq_psn ? Value{u64{*q.sq_psn}} : Value{},
-                          q.rq_psn ? Value{u64{*q.rq_psn}} : Value{}, q.pid ? Value{u64{*q.pid}} : Value{}, q.comm,
-                          is_held});
+        t.rows.push_back({q.dev_name, port_or_none(q.port), hex24(q.lqpn), kernel_qp_type(q.type),
+                          decode::qp_state(q.state), q.rqpn ? hex24(*q.rqpn) : Value{},
+                          q.sq_psn ? Value{u64{*q.sq_psn}} : Value{}, q.rq_psn ? Value{u64{*q.rq_psn}} : Value{},
+                          q.pid ? Value{u64{*q.pid}} : Value{}, q.comm, is_held});
     }
     p.table("qps", fmt::format("{} QP(s)", qps.size()), t);
 }

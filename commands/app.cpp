@@ -72,11 +72,14 @@ bool argv_has_json(int argc, char** argv)
     return false;
 }
 
-int report_error(bool json, std::string_view kind, const std::string& message, int code)
+// `command`: the command path typed ("qp create"); empty when the error
+// came before any command was named, which JSON shows as null.
+int report_error(bool json, const std::string& command, std::string_view kind, const std::string& message, int code)
 {
     if (json) {
         nlohmann::ordered_json j;
         j["schema_version"] = fmt_out::schema_version;
+        j["command"] = command.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(command);
         j["error"] = {{"kind", kind}, {"message", message}, {"exit_code", code}};
         std::cout << j.dump(2) << '\n';
     } else {
@@ -93,9 +96,13 @@ int run(int argc, char** argv)
     GlobalOptions global;
     build_app(app, global);
     const bool json = argv_has_json(argc, argv);
+    const std::vector<std::string> words(argv + 1, argv + argc);
+    std::string command;
     try {
+        const shell::CommandSpec model = describe_cli(app);
+        command = typed_command(model, words);
         // A mistyped command or option is named with the closest valid one.
-        check_typed_words(describe_cli(app), std::vector<std::string>(argv + 1, argv + argc));
+        check_typed_words(model, words);
         app.parse(argc, argv);
         return exit_ok;
     } catch (const CLI::CallForHelp& e) {
@@ -107,15 +114,15 @@ int run(int argc, char** argv)
     } catch (const ReportedFailure& e) {
         return e.exit_code;
     } catch (const CLI::ParseError& e) {
-        return report_error(json, "usage", e.what(), exit_usage);
+        return report_error(json, command, "usage", e.what(), exit_usage);
     } catch (const UsageError& e) {
-        return report_error(json, "usage", e.what(), exit_usage);
+        return report_error(json, command, "usage", e.what(), exit_usage);
     } catch (const TimeoutError& e) {
-        return report_error(json, "timeout", e.what(), exit_timeout);
+        return report_error(json, command, "timeout", e.what(), exit_timeout);
     } catch (const OperationError& e) {
-        return report_error(json, "failed", e.what(), exit_failed);
+        return report_error(json, command, "failed", e.what(), exit_failed);
     } catch (const std::exception& e) {
-        return report_error(json, "failed", fmt::format("internal error: {}", e.what()), exit_failed);
+        return report_error(json, command, "failed", fmt::format("internal error: {}", e.what()), exit_failed);
     }
 }
 

@@ -148,19 +148,29 @@ bool is_number(std::string_view word)
 
 }  // namespace
 
-void check_typed_words(const shell::CommandSpec& root, const std::vector<std::string>& args)
+namespace {
+
+// Walks the words of a command line through the model: options (and the
+// value each takes) are stepped over, subcommand names descend. `strict`:
+// an unknown option or command throws UsageError naming the closest valid
+// one; otherwise the walk stops there. Returns the command path ("qp
+// create"), empty when no command was named.
+std::string walk_words(const shell::CommandSpec& root, const std::vector<std::string>& args, bool strict)
 {
     const shell::CommandSpec* cmd = &root;
     std::string path;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--")
-            return;
+            return path;
         if (a.starts_with("--")) {  // --name, --name=value, --name value
             const std::string name = a.substr(0, a.find('='));
             const shell::OptionSpec* o = shell::find_option(*cmd, name);
-            if (!o)
-                unknown_option(*cmd, path, name);
+            if (!o) {
+                if (strict)
+                    unknown_option(*cmd, path, name);
+                continue;
+            }
             if (o->kind != shell::ValueKind::flag && name.size() == a.size())
                 ++i;
             continue;
@@ -169,8 +179,11 @@ void check_typed_words(const shell::CommandSpec& root, const std::vector<std::st
             for (std::size_t j = 1; j < a.size(); ++j) {
                 const std::string name = std::string("-") + a[j];
                 const shell::OptionSpec* o = shell::find_option(*cmd, name);
-                if (!o)
-                    unknown_option(*cmd, path, name);
+                if (!o) {
+                    if (strict)
+                        unknown_option(*cmd, path, name);
+                    break;
+                }
                 if (o->kind != shell::ValueKind::flag) {
                     if (j + 1 == a.size())
                         ++i;
@@ -182,7 +195,7 @@ void check_typed_words(const shell::CommandSpec& root, const std::vector<std::st
         if (cmd->subcommands.empty())
             continue;  // a positional
         if (a.starts_with("__"))
-            return;  // a hidden command: its own parser checks it
+            return path;  // a hidden command: its own parser checks it
         if (const shell::CommandSpec* sub = shell::find_command(*cmd, {a})) {
             cmd = sub;
             path = path.empty() ? a : path + " " + a;
@@ -190,12 +203,27 @@ void check_typed_words(const shell::CommandSpec& root, const std::vector<std::st
         }
         if (!cmd->positionals.empty())
             continue;
+        if (!strict)
+            return path;
         std::vector<std::string> names;
         for (const auto& sub : cmd->subcommands)
             names.push_back(sub.name);
         const std::string valid_are = path.empty() ? "commands are" : path + " commands are";
         throw UsageError(util::unknown_name_message("command", a, names, valid_are));
     }
+    return path;
+}
+
+}  // namespace
+
+void check_typed_words(const shell::CommandSpec& root, const std::vector<std::string>& args)
+{
+    walk_words(root, args, true);
+}
+
+std::string typed_command(const shell::CommandSpec& root, const std::vector<std::string>& args)
+{
+    return walk_words(root, args, false);
 }
 
 void register_complete_script(CLI::App& app)

@@ -23,6 +23,11 @@ shell::CommandSpec describe_cli(CLI::App& app);
 // (`__...`) or after "--" are not checked.
 void check_typed_words(const shell::CommandSpec& root, const std::vector<std::string>& args);
 
+// The command path the words name, as the JSON documents' "command" member
+// has it ("ports", "qp create"), or "" when they name none (`qpscope
+// prots`). Never throws: it stops at the first word it does not know.
+std::string typed_command(const shell::CommandSpec& root, const std::vector<std::string>& args);
+
 // The hidden `qpscope __complete-script bash|zsh|fish [-o FILE]` that prints
 // the completion script for `app` (CMake runs it at build time).
 void register_complete_script(CLI::App& app);

@@ -36,9 +36,9 @@ Table direction_table(const report::BwReport& r, bool client_posts)
     const report::RateUnit& unit = report::rate_unit(r.unit);
     const bool sends = r.op == "send";
     const bool read = r.op == "read";
-    std::vector<Column> cols{{"size", "BYTES"},
+    std::vector<Column> cols{{"size_bytes", "BYTES"},
                              {"messages", "MESSAGES"},
-                             {"seconds", "SECONDS"},
+                             {"measured_s", "SECONDS"},
                              {"bytes_per_s", "AVG"},
                              {"peak_bytes_per_s", "PEAK"},
                              {"min_bytes_per_s", "MIN"},
@@ -80,7 +80,7 @@ Table direction_table(const report::BwReport& r, bool client_posts)
 Table total_table(const report::BwReport& r)
 {
     const report::RateUnit& unit = report::rate_unit(r.unit);
-    Table t{{{"size", "BYTES"}, {"bytes_per_s", "AVG"}, {"messages_per_s", "MSG/s"}}, {}};
+    Table t{{{"size_bytes", "BYTES"}, {"bytes_per_s", "AVG"}, {"messages_per_s", "MSG/s"}}, {}};
     for (const auto& s : r.sizes) {
         const Sides sides = sides_of(r, s);
         if (!sides.client || !sides.server || !sides.client->tx || !sides.server->tx)
@@ -114,8 +114,9 @@ void render_bw(const report::BwReport& r, Printer& p)
         p.field("cq_mod", "one signalled WR in", u64{r.cq_mod});
         render_test_length(r, p, "measured messages per QP and size");
         p.field("warmup", "warm-up messages per QP (not measured)", u64{r.warmup});
-        p.field("cooldown", "cool-down (not measured)",
-                fmt::format("up to {} messages per QP keep the queue full past the span", r.tx_depth));
+        p.field("cooldown_max_messages",
+                "cool-down (not measured): up to this many messages per QP keep the queue full past the span",
+                u64{r.tx_depth});
         p.field("window_ms", "peak/min window (ms)", r.window_ms);
         p.field("unit", "unit (text; JSON has bytes/s and messages/s)", r.unit);
         p.field("clock", "clock", r.clock_source);

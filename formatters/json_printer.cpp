@@ -38,16 +38,21 @@ public:
 
     void table(std::string_view key, std::string_view, const Table& t) override
     {
-        Json rows = Json::array();
+        Json rows = t.keyed ? Json::object() : Json::array();
         for (const auto& row : t.rows) {
             Json obj = Json::object();
-            for (std::size_t c = 0; c < row.size() && c < t.columns.size(); ++c)
+            for (std::size_t c = t.keyed ? 1 : 0; c < row.size() && c < t.columns.size(); ++c)
                 if (!std::holds_alternative<std::monostate>(row[c]))
                     obj[std::string(t.columns[c].key)] = to_json(row[c]);
-            rows.push_back(std::move(obj));
+            if (t.keyed)
+                rows[row.empty() ? std::string() : to_text(row[0])] = std::move(obj);
+            else
+                rows.push_back(std::move(obj));
         }
         add(key, std::move(rows));
     }
+
+    void note(std::string_view) override {}
 
 private:
     Json& add(std::string_view key, Json value)

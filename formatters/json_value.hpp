@@ -9,7 +9,7 @@
 namespace qps::fmt_out {
 
 // Bumped when a field is renamed or removed; adding fields keeps it.
-inline constexpr int schema_version = 1;
+inline constexpr int schema_version = 2;
 
 nlohmann::ordered_json to_json(const Value& value);
 

@@ -16,7 +16,7 @@ Nanoseconds ns(double v) { return Nanoseconds{v}; }
 // One row per size: text shows µs, JSON nanoseconds (members *_ns).
 Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer)
 {
-    Table t{{{"size", "BYTES"},
+    Table t{{{"size_bytes", "BYTES"},
              {"samples", "ITERATIONS"},
              {"min_ns", "MIN µs"},
              {"p50_ns", "P50"},
@@ -27,7 +27,7 @@ Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer)
              {"max_ns", "MAX"},
              {"mean_ns", "MEAN"},
              {"stddev_ns", "STDEV"},
-             {"seconds", "SECONDS"},
+             {"measured_s", "SECONDS"},
              {"aborted", "ABORTED"}},
             {}};
     for (const auto& s : sizes) {
@@ -50,7 +50,7 @@ void render_histograms(Printer& p, const std::vector<report::SizeResult>& sizes)
     ListScope list(p, "histograms", "histograms (this side)");
     for (const auto& s : sizes) {
         ObjectScope one(p, "", fmt::format("size {} bytes", s.local.size));
-        p.field("size", "size", u64{s.local.size});
+        p.field("size_bytes", "size", u64{s.local.size});
         Table h{{{"low_ns", "FROM µs"}, {"high_ns", "TO µs"}, {"count", "COUNT"}, {"bar", ""}}, {}};
         u64 most = 1;
         for (const auto& b : s.local.histogram)
@@ -89,9 +89,21 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
             p.field("abort_reason", "abort reason", r.abort_reason);
     }
     const std::string other = r.role == "client" ? "server" : "client";
-    p.table(r.role, fmt::format("{} (this side), latency in µs", r.role), stats_table(r.sizes, false));
-    if (std::any_of(r.sizes.begin(), r.sizes.end(), [](const auto& s) { return s.peer.has_value(); }))
-        p.table(other, fmt::format("{} (the other side), latency in µs", other), stats_table(r.sizes, true));
+    auto side = [&](const std::string& role) {
+        const bool local = role == r.role;
+        if (role == "server" && !r.server_measures()) {
+            p.note(fmt::format("{} ({}): no figures: in a read test the server's NIC answers the client's reads "
+                               "without the server's CPU, so only the client measures",
+                               role, local ? "this side" : "the other side"));
+            return;
+        }
+        if (!local && std::none_of(r.sizes.begin(), r.sizes.end(), [](const auto& s) { return s.peer.has_value(); }))
+            return;
+        p.table(role, fmt::format("{} ({}), latency in µs", role, local ? "this side" : "the other side"),
+                stats_table(r.sizes, !local));
+    };
+    side(r.role);
+    side(other);
     render_histograms(p, r.sizes);
 }
 

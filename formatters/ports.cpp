@@ -10,12 +10,6 @@ namespace {
 
 using u64 = std::uint64_t;
 
-// An identifier shown in hex, with its number as raw.
-decode::Decoded hex(std::uint32_t v, int digits)
-{
-    return decode::Decoded::named(v, fmt::format("0x{:0{}x}", v, digits));
-}
-
 template <class T>
 Value opt(const std::optional<T>& v)
 {
@@ -27,25 +21,20 @@ Value opt(const std::optional<T>& v)
         return Value{*v};
 }
 
+// A map keyed by counter name, each {"value": n}, or {"error": "..."} for
+// a counter that could not be read: the shape `ports --watch` has too.
 void render_counters(Printer& p, std::string_view key, std::string_view heading, const kernel::CounterSet& set)
 {
     if (!set.present)
         return;
-    {
-        ObjectScope scope(p, key, heading);
-        for (const auto& c : set.counters)
-            if (c.value)
-                p.field(c.name, c.name, u64{*c.value});
-    }
-    bool any_error = false;
+    const bool any_error =
+        std::any_of(set.counters.begin(), set.counters.end(), [](const auto& c) { return !c.value.has_value(); });
+    Table t{{{"name", "COUNTER"}, {"value", "VALUE"}}, {}, true};
+    if (any_error)
+        t.columns.push_back({"error", "ERROR"});
     for (const auto& c : set.counters)
-        any_error |= !c.value.has_value();
-    if (!any_error)
-        return;
-    ObjectScope scope(p, fmt::format("{}_errors", key), fmt::format("{} that could not be read", heading));
-    for (const auto& c : set.counters)
-        if (!c.value)
-            p.field(c.name, c.name, c.error);
+        t.rows.push_back({c.name, opt(c.value), c.value ? Value{} : Value{c.error}});
+    p.table(key, heading, t);
 }
 
 void render_gids(Printer& p, const report::PortReport& port)
@@ -70,7 +59,7 @@ void render_pkeys(Printer& p, const report::PortReport& port)
 {
     Table t{{{"index", "IDX"}, {"pkey", "P_KEY"}, {"full_member", "FULL MEMBER"}}, {}};
     for (const auto& k : port.pkeys)
-        t.rows.push_back({u64{k.index}, fmt::format("0x{:04x}", k.pkey), k.full_member});
+        t.rows.push_back({u64{k.index}, decode::hex_number(k.pkey, 4), k.full_member});
     p.table("pkeys", fmt::format("P_Key table: {} non-zero of {} entries", port.pkeys.size(), port.pkey_tbl_len), t);
     if (!port.pkey_errors.empty()) {
         ListScope errors(p, "pkey_errors", "P_Key entries that could not be read");
@@ -122,9 +111,9 @@ void render_device(Printer& p, const report::DeviceReport& d)
     p.field("fw_ver", "firmware", d.fw_ver);
     p.field("node_guid", "node GUID", d.node_guid);
     p.field("sys_image_guid", "system image GUID", d.sys_image_guid);
-    p.field("vendor_id", "vendor id", hex(d.vendor_id, 4));
+    p.field("vendor_id", "vendor id", decode::hex_number(d.vendor_id, 4));
     p.field("vendor_part_id", "vendor part id", u64{d.vendor_part_id});
-    p.field("hw_ver", "hardware version", hex(d.hw_ver, 1));
+    p.field("hw_ver", "hardware version", decode::hex_number(d.hw_ver));
     p.field("phys_port_cnt", "physical ports", u64{d.phys_port_cnt});
     p.field("atomic_cap", "atomic capability", d.atomic_cap);
     p.field("device_cap_flags", "capability flags", d.cap_flags);

@@ -22,7 +22,8 @@ void render_changes(Printer& p, std::string_view key, const std::vector<report::
     const bool any_error = std::any_of(changes.begin(), changes.end(), [](const auto& c) { return !c.value; });
     Table t{{{"name", "COUNTER"}, {"value", "VALUE"}, {"delta", "DELTA"}, {"per_second", "PER SECOND"},
              {"reset", "RESET"}},
-            {}};
+            {},
+            true};
     if (any_error)
         t.columns.push_back({"error", "ERROR"});
     for (const auto& c : changes)

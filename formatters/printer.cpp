@@ -70,6 +70,7 @@ std::string flags_text(const decode::Flags& f)
 
 struct TextVisitor {
     std::string operator()(std::monostate) const { return "-"; }
+    std::string operator()(std::nullptr_t) const { return "-"; }
     std::string operator()(bool b) const { return b ? "yes" : "no"; }
     std::string operator()(std::int64_t v) const { return std::to_string(v); }
     std::string operator()(std::uint64_t v) const { return std::to_string(v); }
@@ -105,6 +106,7 @@ namespace {
 struct JsonVisitor {
     using Json = nlohmann::ordered_json;
     Json operator()(std::monostate) const { return nullptr; }
+    Json operator()(std::nullptr_t) const { return nullptr; }
     Json operator()(bool b) const { return b; }
     Json operator()(std::int64_t v) const { return v; }
     Json operator()(std::uint64_t v) const { return v; }
@@ -117,7 +119,9 @@ struct JsonVisitor {
         if (d.name)
             j["name"] = *d.name;
         if (!d.unit.empty())
-            j[std::string(d.unit)] = d.value ? Json(*d.value) : Json(nullptr);
+            j[std::string(d.unit)] = !d.value ? Json(nullptr)
+                                     : d.whole ? Json(static_cast<std::int64_t>(*d.value))
+                                               : Json(*d.value);
         if (!d.known)
             j["known"] = false;
         return j;

@@ -3,6 +3,7 @@
 // lists are opened and closed by scopes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
@@ -29,7 +30,10 @@ struct Scaled {
     int decimals = 2;
 };
 
-using Value = std::variant<std::monostate, bool, std::int64_t, std::uint64_t, double, std::string,
+// std::monostate: no value (JSON null for a field, left out of a table
+// row); std::nullptr_t: "none", JSON null even in a table row (a QP's port
+// before it has one). Text shows both as "-".
+using Value = std::variant<std::monostate, std::nullptr_t, bool, std::int64_t, std::uint64_t, double, std::string,
                            decode::Decoded, decode::Flags, Nanoseconds, Scaled>;
 
 struct Column {
@@ -40,6 +44,10 @@ struct Column {
 struct Table {
     std::vector<Column> columns;
     std::vector<std::vector<Value>> rows;
+    // Set for a table whose rows are named by the text of their first
+    // column (counters): JSON has an object keyed by it, each row an
+    // object of the other columns; otherwise a list of row objects.
+    bool keyed = false;
 };
 
 class Printer {
@@ -55,6 +63,9 @@ public:
     virtual void end_list() = 0;
     virtual void field(std::string_view key, std::string_view label, const Value& value) = 0;
     virtual void table(std::string_view key, std::string_view heading, const Table& table) = 0;
+    // A line for a reader of the text only, e.g. why a table is missing;
+    // JSON leaves it out (the schema says when a member is absent).
+    virtual void note(std::string_view text) = 0;
 };
 
 struct PrinterOptions {

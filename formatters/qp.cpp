@@ -30,7 +30,11 @@ Value json_value(const nlohmann::ordered_json& j)
     return Value{};
 }
 
-Value hex24(std::uint32_t v) { return decode::Decoded::named(v, fmt::format("{:#x}", v)); }
+Value hex24(std::uint32_t v) { return decode::hex_number(v); }
+
+// Ports are numbered from 1; 0 is "no port yet" (a QP before RESET→INIT, an
+// address vector not set): null in JSON (in a table row too), "-" in text.
+Value port_or_none(std::uint32_t port) { return port == 0 ? Value{nullptr} : Value{u64{port}}; }
 
 // A wait that may be infinite: {"raw": code-independent us, "name": "67.109 ms"} or "infinite".
 Value wait_us(const std::optional<double>& us)
@@ -56,13 +60,13 @@ void render_completion(const report::CompletionReport& c, Printer& p)
     p.field("status", "status", c.status);
     p.field("meaning", "meaning", c.meaning);
     p.field("opcode", "opcode", c.opcode);
-    p.field("vendor_err", "vendor error", fmt::format("{:#x}", c.vendor_err));
+    p.field("vendor_err", "vendor error", decode::hex_number(c.vendor_err));
     p.field("byte_len", "bytes", u64{c.byte_len});
 }
 
 void render_address(const report::AddressReport& a, Printer& p)
 {
-    p.field("port", "port", u64{a.port});
+    p.field("port", "port", port_or_none(a.port));
     p.field("dlid", "DLID", u64{a.dlid});
     p.field("sl", "SL", u64{a.sl});
     p.field("src_path_bits", "source path bits", u64{a.src_path_bits});
@@ -76,7 +80,7 @@ void render_address(const report::AddressReport& a, Printer& p)
         p.field("sgid", "SGID", a.sgid);
     if (a.sgid_type)
         p.field("sgid_type", "SGID type", *a.sgid_type);
-    p.field("flow_label", "flow label", fmt::format("{:#x}", a.flow_label));
+    p.field("flow_label", "flow label", decode::hex_number(a.flow_label));
     p.field("hop_limit", "hop limit", u64{a.hop_limit});
     p.field("traffic_class", "traffic class", a.traffic_class);
 }
@@ -91,7 +95,7 @@ void render_diagnosis(const report::Diagnosis& d, Printer& p)
         for (const auto& c : d.checks)
             p.field("", "-", c);
     }
-    Table t{{{"name", "COUNTER"}, {"value", "VALUE"}, {"meaning", "MEANING"}}, {}};
+    Table t{{{"name", "COUNTER"}, {"value", "VALUE"}, {"meaning", "MEANING"}}, {}, true};
     for (const auto& c : d.error_counters)
         t.rows.push_back({c.name, u64{c.value}, std::string(c.meaning)});
     p.table("error_counters", "port error counters", t);
@@ -106,14 +110,14 @@ void render_qp_fields(const report::QpReport& q, Printer& p)
     p.field("state", "state", q.state);
     p.field("path_mtu", "path MTU", q.path_mtu);
     p.field("path_mig_state", "migration state", q.mig_state);
-    p.field("qkey", "Q_Key", fmt::format("{:#x}", q.qkey));
+    p.field("qkey", "Q_Key", decode::hex_number(q.qkey));
     p.field("rq_psn", "RQ PSN", u64{q.rq_psn});
     p.field("sq_psn", "SQ PSN", u64{q.sq_psn});
     p.field("dest_qpn", "destination QPN", hex24(q.dest_qpn));
     p.field("access", "access", q.access);
     p.field("pkey_index", "P_Key index", u64{q.pkey_index});
     if (q.pkey)
-        p.field("pkey", "P_Key", fmt::format("{:#06x}", *q.pkey));
+        p.field("pkey", "P_Key", decode::hex_number(*q.pkey, 4));
     p.field("max_rd_atomic", "max RD atomic (initiator)", u64{q.max_rd_atomic});
     p.field("max_dest_rd_atomic", "max RD atomic (target)", u64{q.max_dest_rd_atomic});
     p.field("min_rnr_timer", "min RNR timer", q.min_rnr_timer);
@@ -139,9 +143,9 @@ void render_qp_fields(const report::QpReport& q, Printer& p)
     }
     {
         ObjectScope buf(p, "buffer", "test buffer (qp post)");
-        p.field("addr", "address", fmt::format("{:#x}", q.buffer_addr));
-        p.field("size", "size", u64{q.buffer_size});
-        p.field("rkey", "rkey", fmt::format("{:#x}", q.buffer_rkey));
+        p.field("addr", "address", decode::hex_number(q.buffer_addr));
+        p.field("size_bytes", "size (bytes)", u64{q.buffer_size});
+        p.field("rkey", "rkey", decode::hex_number(q.buffer_rkey));
     }
     if (q.last_error) {
         ObjectScope e(p, "last_error", "last completion error");
@@ -252,8 +256,8 @@ void render_post(const qp::PostOutcome& o, Printer& p)
 {
     ObjectScope scope(p, "post", fmt::format("QP {:#x}: {} of {} bytes", o.qpn, o.operation, o.size));
     p.field("qpn", "QPN", hex24(o.qpn));
-    p.field("operation", "operation", o.operation);
-    p.field("size", "size", u64{o.size});
+    p.field("op", "operation", o.operation);
+    p.field("size_bytes", "size (bytes)", u64{o.size});
     p.field("wait_bound_ms", "wait bound (ms)", u64(o.wait.count()));
     p.field("waited_ms", "waited (ms)", o.waited_ms);
     p.field("timed_out", "timed out", o.timed_out);
@@ -286,7 +290,7 @@ void render_kernel_qp(const kernel::KernelQp& q, Printer& p)
 {
     p.field("qpn", "QPN", hex24(q.lqpn));
     p.field("device", "device", q.dev_name);
-    p.field("port", "port", u64{q.port});
+    p.field("port", "port", port_or_none(q.port));
     p.field("type", "type", kernel_qp_type(q.type));
     p.field("state", "state", decode::qp_state(q.state));
     if (q.rqpn)
@@ -325,10 +329,10 @@ void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vect
             {}};
     for (const auto& q : qps) {
         const bool is_held = std::find(held.begin(), held.end(), q.lqpn) != held.end();
-        t.rows.push_back({q.dev_name, u64{q.port}, hex24(q.lqpn), kernel_qp_type(q.type), decode::qp_state(q.state),
-                          q.rqpn ? hex24(*q.rqpn) : Value{}, q.sq_psn ? Value{u64{*q.sq_psn}} : Value{},
-                          q.rq_psn ? Value{u64{*q.rq_psn}} : Value{}, q.pid ? Value{u64{*q.pid}} : Value{}, q.comm,
-                          is_held});
+        t.rows.push_back({q.dev_name, port_or_none(q.port), hex24(q.lqpn), kernel_qp_type(q.type),
+                          decode::qp_state(q.state), q.rqpn ? hex24(*q.rqpn) : Value{},
+                          q.sq_psn ? Value{u64{*q.sq_psn}} : Value{}, q.rq_psn ? Value{u64{*q.rq_psn}} : Value{},
+                          q.pid ? Value{u64{*q.pid}} : Value{}, q.comm, is_held});
     }
     p.table("qps", fmt::format("{} QP(s)", qps.size()), t);
 }

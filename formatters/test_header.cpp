@@ -1,5 +1,7 @@
 #include "formatters/test_header.hpp"
 
+#include "src/decode/port.hpp"
+
 namespace qps::fmt_out {
 
 void render_test_header(const report::TestHeader& h, Printer& p)
@@ -13,9 +15,10 @@ void render_test_header(const report::TestHeader& h, Printer& p)
     p.field("port", "port", u64{h.port});
     p.field("gid_index", "GID index", u64{h.gid_index});
     p.field("gid_choice", "GID choice", h.gid_why);
-    p.field("mtu_bytes", "path MTU (bytes)", u64{h.mtu_bytes});
+    const auto mtu = decode::mtu_from_bytes(h.mtu_bytes);
+    p.field("path_mtu", "path MTU", mtu ? decode::mtu(*mtu) : decode::unknown_value(h.mtu_bytes, "bytes"));
     p.field("inline", "inline", h.inline_used);
-    p.field("inline_max", "inline up to (bytes)", u64{h.inline_max});
+    p.field("inline_max_bytes", "inline up to (bytes)", u64{h.inline_max});
     if (h.reads_in_flight)
         p.field("reads_in_flight", "RDMA reads in flight", u64{*h.reads_in_flight});
 }

@@ -56,6 +56,12 @@ public:
         }
     }
 
+    void note(std::string_view text) override
+    {
+        flush_fields();
+        line(text);
+    }
+
 private:
     struct Pending {
         std::string label;

@@ -37,6 +37,11 @@ Flags decode_flags(std::span<const FlagEntry> table, std::uint64_t raw)
     return f;
 }
 
+Decoded hex_number(std::uint64_t v, int digits)
+{
+    return Decoded::named(static_cast<std::int64_t>(v), fmt::format("0x{:0{}x}", v, digits));
+}
+
 std::string format_guid(std::uint64_t be_guid)
 {
     const std::uint64_t g = be64toh(be_guid);

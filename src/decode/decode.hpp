@@ -26,13 +26,16 @@ struct FlagEntry {
 
 // A decoded scalar. `name` is set for enumerations, `unit`/`value` for
 // quantities; both may be set (e.g. speed "EDR", 25.78125 Gb/s).
-// JSON renders it as {"raw": r, "name": n, "<unit>": v}.
+// JSON renders it as {"raw": r, "name": n, "<unit>": v}; v is a JSON
+// integer when the quantity is whole by nature (`count`: bytes, lanes,
+// retries), a number otherwise.
 struct Decoded {
     std::int64_t raw = 0;
     std::optional<std::string> name;
     std::string_view unit;  // JSON key of the value, e.g. "bytes", "gbps"
     std::optional<double> value;
     bool known = true;      // false when raw has no entry in the table
+    bool whole = false;     // value is a whole number by nature (a count, bytes)
 
     static Decoded named(std::int64_t raw, std::string name)
     {
@@ -49,6 +52,14 @@ struct Decoded {
         d.name = std::move(name);
         d.unit = unit;
         d.value = value;
+        return d;
+    }
+    // A quantity that is a whole number by nature (bytes, lanes, retries).
+    static Decoded count(std::int64_t raw, std::optional<std::string> name, std::string_view unit,
+                         std::int64_t value)
+    {
+        Decoded d = quantity(raw, std::move(name), unit, static_cast<double>(value));
+        d.whole = true;
         return d;
     }
 };
@@ -133,6 +144,10 @@ constexpr bool bits_single_and_unique(std::span<const FlagEntry> table)
     }
     return true;
 }
+
+// An identifier or key shown in hex: {raw: v, name: "0x..."}, at least
+// `digits` hex digits (qkey 0xffff, pkey 0xffff, rkey, QPN 0x11).
+Decoded hex_number(std::uint64_t v, int digits = 1);
 
 // 64-bit GUID (as the library returns it, network byte order) as
 // "xxxx:xxxx:xxxx:xxxx".

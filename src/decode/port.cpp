@@ -17,7 +17,7 @@ Decoded width(int raw)
     const auto* e = find_entry(width_table, raw);
     if (!e)
         return unknown_value(raw, "lanes");
-    return Decoded::quantity(raw, std::string(e->name), "lanes", e->lanes);
+    return Decoded::count(raw, std::string(e->name), "lanes", e->lanes);
 }
 
 Decoded speed(int raw)
@@ -33,7 +33,7 @@ Decoded vl_cap(int raw)
     const auto* e = find_entry(vl_cap_table, raw);
     if (!e)
         return unknown_value(raw, "vls");
-    return Decoded::quantity(raw, std::string(e->name), "vls", e->count);
+    return Decoded::count(raw, std::string(e->name), "vls", e->count);
 }
 
 Decoded mtu(int raw)
@@ -41,7 +41,7 @@ Decoded mtu(int raw)
     const auto* e = find_entry(mtu_table, raw);
     if (!e)
         return unknown_value(raw, "bytes");
-    return Decoded::quantity(raw, std::nullopt, "bytes", 128 << raw);
+    return Decoded::count(raw, std::nullopt, "bytes", 128 << raw);
 }
 
 std::optional<ibv_mtu> mtu_from_bytes(std::uint64_t bytes)

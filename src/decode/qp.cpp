@@ -269,7 +269,7 @@ Decoded retry_cnt(int raw)
 {
     if (raw < 0 || raw > 7)
         return unknown_value(raw, "retries");
-    return Decoded::quantity(raw, std::nullopt, "retries", raw);
+    return Decoded::count(raw, std::nullopt, "retries", raw);
 }
 
 Decoded rnr_retry(int raw)
@@ -278,7 +278,7 @@ Decoded rnr_retry(int raw)
         return named_in_unit(raw, "infinite", "retries");
     if (raw < 0 || raw > 7)
         return unknown_value(raw, "retries");
-    return Decoded::quantity(raw, std::nullopt, "retries", raw);
+    return Decoded::count(raw, std::nullopt, "retries", raw);
 }
 
 std::optional<double> retry_exceeded_wait_us(int timeout_code, int retry_cnt)

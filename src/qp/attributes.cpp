@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "src/decode/gid.hpp"
 #include "src/error.hpp"
 
 namespace qps::qp {
@@ -71,11 +72,12 @@ void to_verbs(const ModifyRequest& r, const ibv_qp_attr& current, ibv_qp_attr& a
 
 namespace {
 
+// The canonical text form (decode::format_gid), whatever form was typed.
 std::string gid_text(const std::uint8_t* raw)
 {
-    char buf[INET6_ADDRSTRLEN] = {};
-    ::inet_ntop(AF_INET6, raw, buf, sizeof buf);
-    return buf;
+    decode::GidBytes g{};
+    std::memcpy(g.data(), raw, g.size());
+    return decode::format_gid(g);
 }
 
 // Reads an optional whole-number member into `out`, within [min, max].

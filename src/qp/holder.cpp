@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "src/decode/gid.hpp"
 #include "src/error.hpp"
 #include "src/qp/attributes.hpp"
 #include "src/qp/create.hpp"
@@ -194,9 +195,9 @@ Json Holder::describe(const HeldQp& q) const
     ibv_gid_entry gid{};
     if (attr.ah_attr.is_global &&
         ibv_query_gid_ex(ctx, port, attr.ah_attr.grh.sgid_index, &gid, 0) == 0) {
-        char text[INET6_ADDRSTRLEN] = {};
-        ::inet_ntop(AF_INET6, gid.gid.raw, text, sizeof text);
-        j["sgid"] = Json{{"gid", text}, {"type", gid.gid_type}};
+        decode::GidBytes bytes{};
+        std::memcpy(bytes.data(), gid.gid.raw, bytes.size());
+        j["sgid"] = Json{{"gid", decode::format_gid(bytes)}, {"type", gid.gid_type}};
     }
     return j;
 }

@@ -42,6 +42,10 @@ struct PingPongReport : TestHeader {
     std::vector<SizeResult> sizes;
     bool aborted = false;
     std::string abort_reason;
+
+    // The server of a read test only keeps its QP up: the client's reads are
+    // answered by the server's NIC, so the server has no figures to report.
+    bool server_measures() const { return op != "read"; }
 };
 
 }  // namespace qps::report

@@ -6,6 +6,7 @@
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
+#include "src/qp/attributes.hpp"
 
 namespace qps::report {
 
@@ -80,6 +81,14 @@ std::vector<std::string> split_checks(std::string_view s)
     return out;
 }
 
+// A GID from the holder in the canonical full form (decode::format_gid),
+// whatever form the holder wrote (an older holder wrote the short form).
+std::string canonical_gid(const std::string& text)
+{
+    const auto g = qp::parse_gid(text);
+    return g ? decode::format_gid(*g) : text;
+}
+
 AddressReport address(const Json& ah, const Json* sgid)
 {
     AddressReport a;
@@ -89,7 +98,7 @@ AddressReport address(const Json& ah, const Json* sgid)
     a.src_path_bits = ah.at("src_path_bits").get<std::uint8_t>();
     a.static_rate = decode::static_rate(ah.at("static_rate").get<int>());
     a.global = ah.at("is_global").get<int>() != 0;
-    a.dgid = ah.at("dgid").get<std::string>();
+    a.dgid = canonical_gid(ah.at("dgid").get<std::string>());
     a.flow_label = ah.at("flow_label").get<std::uint32_t>();
     a.sgid_index = ah.at("sgid_index").get<std::uint8_t>();
     a.hop_limit = ah.at("hop_limit").get<std::uint8_t>();
@@ -98,7 +107,7 @@ AddressReport address(const Json& ah, const Json* sgid)
     a.dscp = tc.dscp;
     a.ecn = decode::Decoded::named(tc.ecn, std::string(tc.ecn_name));
     if (sgid && sgid->is_object()) {
-        a.sgid = sgid->value("gid", "");
+        a.sgid = canonical_gid(sgid->value("gid", ""));
         if (sgid->contains("type"))
             a.sgid_type = decode::gid_type(sgid->at("type").get<int>());
     }

@@ -25,6 +25,10 @@ p = [x for x in d if x["name"] == "rxe0"][0]["ports"][0]
 assert p["state"] == {"raw": 4, "name": "ACTIVE"}, p["state"]
 assert p["link_layer"]["name"] == "Ethernet"
 assert p["active_mtu"] == {"raw": 3, "bytes": 1024}, p["active_mtu"]
+assert all(isinstance(p[k]["bytes"], int) for k in ("active_mtu", "max_mtu")), "MTU bytes must be JSON integers"
+assert isinstance(p["active_width"]["lanes"], int) and isinstance(p["max_vl_num"]["vls"], int)
+assert all(isinstance(c["value"], int) and set(c) == {"value"} for c in p["hw_counters"].values()), p["hw_counters"]
+assert p["hw_counters"]["sent_pkts"]["value"] >= 0
 g = [g for g in p["gids"] if g.get("ipv4") == "192.0.2.1"]
 assert g and g[0]["type"]["name"] == "RoCE v2" and g[0]["netdev"] == "veth0" and g[0]["index"] == 1, g
 ' "$out"

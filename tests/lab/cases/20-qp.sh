@@ -14,6 +14,9 @@ B=$(jqo '.qps[0].qpn.raw')
 expect_true "two distinct QPNs ($A, $B)" test -n "$A" -a -n "$B" -a "$A" != "$B"
 run "$q" --json qp list --held
 expect_true "qp list marks both as held" test "$(jqo '[.qps[] | select(.held)] | length')" = 2
+expect_true "a QP in RESET has no port yet: port null, not 0" test "$(jqo '[.qps[] | .port] | map(. == null) | all')" = true
+run "$q" qp list --held
+expect_true "text: port '-' for a QP in RESET" bash -c 'grep -E "^ +rxe0 +- +0x" <<<"$1" | grep -c . | grep -qx 2' _ "$out"
 
 case_ "qp: RESET → INIT step by step"
 for qpn in "$A" "$B"; do
@@ -21,6 +24,8 @@ for qpn in "$A" "$B"; do
   expect_rc 0
   expect_true "QP $qpn is INIT" test "$(jqo '.modify.qp.state.name')" = INIT
 done
+run "$q" --json qp list --held
+expect_true "bound to port 1 in INIT" test "$(jqo '[.qps[] | .port] | map(. == 1) | all')" = true
 
 case_ "qp: failed checks name the attribute and leave the QP as it was"
 rtr=(--state rtr --dgid 192.0.2.1 --sgid-index 1 --mtu 1024 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 12)
@@ -39,6 +44,8 @@ expect_rc 0
 expect_true "dry run names the mask it would send" test "$(jqo '.modify.mask.names | join(",")')" = \
   "STATE,AV,PATH_MTU,RQ_PSN,MIN_RNR_TIMER,MAX_DEST_RD_ATOMIC,DEST_QPN"
 expect_true "dry run lists the checks that passed" test "$(jqo '.modify.checks_passed | length')" -ge 4
+expect_true "the dgid it would send, in the full GID form" test "$(jqo '.modify.sent["ah_attr.dgid"]')" = \
+  "0000:0000:0000:0000:0000:ffff:c000:0201"
 run "$q" --json qp query "$A"
 expect_true "QP still INIT after every refused or dry request" test "$(jqo '.qp.state.name')" = INIT
 
@@ -71,16 +78,21 @@ q = json.loads(sys.argv[1])["qp"]; b = int(sys.argv[2])
 assert q["state"]["name"] == "RTS", q["state"]
 assert q["type"]["name"] == "RC"
 assert q["dest_qpn"]["raw"] == b, q["dest_qpn"]
-assert q["path_mtu"] == {"raw": 3, "bytes": 1024.0}, q["path_mtu"]
+assert q["path_mtu"] == {"raw": 3, "bytes": 1024} and isinstance(q["path_mtu"]["bytes"], int), q["path_mtu"]
 assert q["access"]["names"] == ["LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ"], q["access"]
-assert q["pkey_index"] == 0 and q["pkey"] == "0xffff"
+assert q["pkey_index"] == 0 and q["pkey"] == {"raw": 0xffff, "name": "0xffff"}, q["pkey"]
+assert q["qkey"] == {"raw": 0, "name": "0x0"}, q["qkey"]
+assert q["buffer"]["rkey"]["raw"] > 0 and q["buffer"]["rkey"]["name"] == hex(q["buffer"]["rkey"]["raw"]), q["buffer"]
+assert isinstance(q["retry_cnt"]["retries"], int) and q["retry_cnt"]["retries"] == 7, q["retry_cnt"]
 assert q["timeout"]["raw"] == 14 and abs(q["timeout"]["us"] - 67108.864) < 1e-6, q["timeout"]
 assert q["retry_cnt"]["raw"] == 7 and q["rnr_retry"]["raw"] == 7 and q["rnr_retry"]["name"] == "infinite"
 assert q["min_rnr_timer"]["raw"] == 12 and q["min_rnr_timer"]["ms"] == 0.64, q["min_rnr_timer"]
 assert abs(q["retry_exceeded_wait"]["us"] - 67108.864 * 8) < 1e-3, q["retry_exceeded_wait"]
 assert q["max_rd_atomic"] == 1 and q["max_dest_rd_atomic"] == 1
 av = q["address_vector"]
-assert av["is_global"] and av["dgid"] == "::ffff:192.0.2.1" and av["sgid_index"] == 1, av
+assert av["is_global"] and av["dgid"] == "0000:0000:0000:0000:0000:ffff:c000:0201" and av["sgid_index"] == 1, av
+assert av["sgid"] == "0000:0000:0000:0000:0000:ffff:c000:0201" and av["port"] == 1, av
+assert av["flow_label"] == {"raw": 0, "name": "0x0"}, av
 assert av["sgid_type"]["name"] == "RoCE v2", av
 assert q["sq_psn"] >= 1  # three requests went out
 ' "$out" "$B"
@@ -110,7 +122,7 @@ assert q["last_error"]["status"]["name"] == "RETRY_EXC_ERR"
 d = q["diagnosis"]
 assert "RETRY_EXC_ERR" in d["summary"], d["summary"]
 assert any("dest-qpn" in c for c in d["checks"]), d["checks"]
-c = {x["name"]: x["value"] for x in d["error_counters"]}
+c = {name: x["value"] for name, x in d["error_counters"].items()}
 assert c.get("retry_exceeded_err", 0) >= 1, c
 ' "$out"
 run "$q" qp query "$A2"

@@ -17,30 +17,49 @@ for combo in "send rc" "write rc" "read rc" "send uc" "write uc" "send ud"; do
   run timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 --op "$1" --transport "$2" -n 300 -w 20 -s 64 --timeout 20
   wait "$server"; server_rc=$?
   expect_true "$1/$2: client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
-  expect_true "$1/$2: every statistic, both sides" python3 -c '
+  server_out=$(cat "$server_log")
+  expect_true "$1/$2: every statistic, both sides (read: the server measures nothing, no server figures)" python3 -c '
 import json, sys
-d = json.loads(sys.argv[1]); op = sys.argv[2]
+d = json.loads(sys.argv[1]); op = sys.argv[2]; s = json.loads(sys.argv[4])
 assert d["test"]["op"] == op and d["test"]["transport"] == sys.argv[3]
 assert d["test"]["one_way"] == (op != "read")
+assert d["test"]["path_mtu"] == {"raw": 3, "bytes": 1024}, d["test"]["path_mtu"]
+if op == "read":
+    assert "server" not in d and "server" not in s, (list(d), list(s))
+    assert s["client"][0]["p50_ns"] > 0, s["client"]  # the server shows the client figures it was sent
+else:
+    assert "server" in d and "server" in s
 for side in ("client",) + (() if op == "read" else ("server",)):
     rows = d[side]
     assert len(rows) == 1, (side, rows)
     r = rows[0]
-    assert r["size"] == 64 and r["samples"] == 300, (side, r["samples"])
+    assert r["size_bytes"] == 64 and r["samples"] == 300, (side, r["samples"])
     keys = ["min_ns", "p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "max_ns"]
     vals = [r[k] for k in keys]
     assert all(v > 0 for v in vals) and vals == sorted(vals), (side, vals)
     assert r["min_ns"] <= r["mean_ns"] <= r["max_ns"] and r["stddev_ns"] > 0, r
     assert not r["aborted"]
-' "$out" "$1" "$2"
+' "$out" "$1" "$2" "$server_out"
 done
+
+case_ "ping-pong --op read as text: no zero server row, a line saying why"
+"$q" ping-pong -d rxe0 --timeout 20 >"$server_log" 2>&1 &
+server=$!
+run timeout 120 "$q" ping-pong 127.0.0.1 -d rxe0 --op read -n 100 -s 64 --timeout 20
+wait "$server"
+expect_rc 0
+expect_out_has "client (this side), latency in µs"
+expect_out_has "server (the other side): no figures: in a read test"
+expect_true "no server table on the client" bash -c '! grep -q "server (the other side), latency" <<<"$1"' _ "$out"
+expect_true "the server says so too, and shows the client's figures" \
+  bash -c 'grep -q "server (this side): no figures" "$1" && grep -q "client (the other side), latency" "$1" && ! grep -q "server (this side), latency" "$1"' _ "$server_log"
 
 case_ "ping-pong: a sweep gives one JSON document with every size and both sides; text has a row per size"
 serve --timeout 20
 run timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 -s 2:256 -n 200 -w 10 --timeout 20
 wait "$server"
 expect_rc 0
-expect_true "sizes 2..256 on both sides" test "$(jqo '[.client[].size] | join(",")')/$(jqo '[.server[].size] | join(",")')" = \
+expect_true "sizes 2..256 on both sides" test "$(jqo '[.client[].size_bytes] | join(",")')/$(jqo '[.server[].size_bytes] | join(",")')" = \
   "2,4,8,16,32,64,128,256/2,4,8,16,32,64,128,256"
 serve --timeout 20
 run timeout 120 "$q" ping-pong 127.0.0.1 -d rxe0 -s 2,1024 -n 200 --histogram --timeout 20
@@ -57,10 +76,10 @@ serve --timeout 20
 run timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 -D 1 -s 64 --timeout 20
 wait "$server"
 expect_rc 0
-expect_true "samples, p99.99 and seconds ~1" python3 -c '
+expect_true "samples, p99.99 and measured_s ~1" python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])["client"][0]
-assert r["samples"] > 100 and r["p99_99_ns"] > 0 and 0.9 < r["seconds"] < 1.5, r' "$out"
+assert r["samples"] > 100 and r["p99_99_ns"] > 0 and 0.9 < r["measured_s"] < 1.5, r' "$out"
 
 case_ "ping-pong: a client whose server never starts exits 3 within --timeout"
 # What starting and ending the process costs here (a sanitizer build in the

@@ -19,19 +19,21 @@ import json, sys
 d = json.loads(sys.argv[1]); sizes = [int(s) for s in sys.argv[2].split(",")]; bidir = sys.argv[3] == "1"
 t = d["test"]
 assert not t["aborted"] and not t["verify_failed"], t
+assert t["cooldown_max_messages"] == t["tx_depth"] and t["path_mtu"]["bytes"] == 1024, t
+assert isinstance(t["inline_max_bytes"], int), t
 keys = ["client_posts"] + (["server_posts", "total"] if bidir else [])
 for k in keys:
     rows = d[k]
-    assert [r["size"] for r in rows] == sizes, (k, rows)
+    assert [r["size_bytes"] for r in rows] == sizes, (k, rows)
     for r in rows:
         if k == "total":
             assert r["bytes_per_s"] > 0 and r["messages_per_s"] > 0, r
             continue
-        assert r["messages"] > 0 and r["seconds"] > 0, r
+        assert r["messages"] > 0 and r["measured_s"] > 0, r
         assert 0 <= r["min_bytes_per_s"] <= r["peak_bytes_per_s"], r
         if r["windows"] >= 4:
             assert r["min_bytes_per_s"] <= r["bytes_per_s"] * 1.0001 <= r["peak_bytes_per_s"] * 1.0002, r
-        assert abs(r["bytes_per_s"] - r["messages"] * r["size"] / r["seconds"]) < 1e-6 * r["bytes_per_s"], r
+        assert abs(r["bytes_per_s"] - r["messages"] * r["size_bytes"] / r["measured_s"]) < 1e-6 * r["bytes_per_s"], r
         assert r["poster_cpu_percent"] > 0 and r["peer_cpu_percent"] is not None, r
         assert r["verified"].startswith("ok"), r
         if t["op"] == "send":
@@ -110,7 +112,7 @@ expect_rc 0
 expect_true "about 1 s measured, windows of 50 ms, min <= avg <= peak" python3 -c '
 import json, sys
 d = json.loads(sys.argv[1]); r = d["client_posts"][0]
-assert 0.99 < r["seconds"] < 1.5 and 15 <= r["windows"] <= 30, r
+assert 0.99 < r["measured_s"] < 1.5 and 15 <= r["windows"] <= 30, r
 assert r["min_bytes_per_s"] <= r["bytes_per_s"] <= r["peak_bytes_per_s"], r
 assert d["test"]["duration_s"] == 1 and d["test"]["window_ms"] == 50' "$out"
 

@@ -87,7 +87,7 @@ sch_jq() { jq -r "$1" <<<"$out"; }
 
 case_ "schemas: the validator runs and can fail"
 expect_true "python3-jsonschema importable ($sch_py)" "$sch_py" -c 'import jsonschema'
-echo '{"schema_version": 1, "command": "ports"}' >"$sch_tmp/missing.json"
+echo '{"schema_version": 2, "command": "ports"}' >"$sch_tmp/missing.json"
 expect_true "a ports document without devices is rejected" \
   bash -c 'printf "%s\t%s\t\n" "$3" "$4" | "$1" -c "$2" | grep -qx "@@end 1"' _ "$sch_py" "$sch_validator" "$sch_dir/ports.schema.json" "$sch_tmp/missing.json"
 
@@ -204,12 +204,16 @@ done
 case_ "schemas: error documents"
 run "$q" --json ports -d nosuch
 expect_rc 2; expect_valid error
-expect_true "kind usage" test "$(sch_jq '.error.kind')" = usage
+expect_true "kind usage, command ports" test "$(sch_jq '.error.kind')/$(sch_jq '.command')" = usage/ports
 run "$q" --json ping-pong 127.0.0.1 -d rxe0 -p 18699 --timeout 1   # nobody serves there
 expect_rc 3; expect_valid error
-expect_true "kind timeout" test "$(sch_jq '.error.kind')" = timeout
+expect_true "kind timeout, command ping-pong" test "$(sch_jq '.error.kind')/$(sch_jq '.command')" = timeout/ping-pong
 run "$q" --json qp query 999999
 expect_rc 2; expect_valid error
+expect_true "command qp query" test "$(sch_jq '.command')" = "qp query"
+run "$q" --json prots
+expect_rc 2; expect_valid error
+expect_true "no command named: command null" test "$(sch_jq '.command')" = null
 
 case_ "schemas: nothing left behind"
 expect_true "no holder process" bash -c '! pgrep -x qpscope-holder'

@@ -42,12 +42,12 @@ std::string json_line(const report::WatchSample& s)
 }
 }  // namespace
 
-TEST_CASE("watch sample as a JSON line: one line, deltas when there are some, reset flagged")
+TEST_CASE("watch sample as a JSON line: one line, counters keyed by name, deltas when there are some, reset flagged")
 {
     const std::string first = json_line(sample(1));
     CHECK(first.find('\n') == first.size() - 1);
     const auto j = nlohmann::json::parse(first);
-    CHECK(j["schema_version"] == 1);
+    CHECK(j["schema_version"] == 2);
     CHECK(j["command"] == "ports --watch");
     CHECK(j["sample"] == 1);
     CHECK(j["timestamp"] == "2026-11-21T09:30:00.250Z");
@@ -58,8 +58,12 @@ TEST_CASE("watch sample as a JSON line: one line, deltas when there are some, re
     CHECK(port["port"] == 1);
     CHECK(port["state"]["name"] == "ACTIVE");
     CHECK_FALSE(port.contains("counters"));  // the port has no counters/ directory
-    const auto& sent = port["hw_counters"][0];
-    CHECK(sent["name"] == "sent_pkts");
+    // The shape `ports` has: a map keyed by counter name.
+    REQUIRE(port["hw_counters"].is_object());
+    CHECK(port["hw_counters"].size() == 2);
+    const auto& sent = port["hw_counters"]["sent_pkts"];
+    CHECK_FALSE(sent.contains("name"));
+    CHECK(sent["value"].is_number_integer());
     CHECK(sent["value"] == 110);
     CHECK_FALSE(sent.contains("delta"));
     CHECK_FALSE(sent.contains("per_second"));
@@ -68,10 +72,11 @@ TEST_CASE("watch sample as a JSON line: one line, deltas when there are some, re
     const auto second = nlohmann::json::parse(json_line(sample(2)));
     CHECK(second["elapsed_s"] == 0.5);
     const auto& c = second["devices"][0]["ports"][0]["hw_counters"];
-    CHECK(c[0]["delta"] == 10);
-    CHECK(c[0]["per_second"] == 20.0);
-    CHECK(c[1]["reset"] == true);
-    CHECK_FALSE(c[1].contains("delta"));
+    CHECK(c["sent_pkts"]["delta"].is_number_integer());
+    CHECK(c["sent_pkts"]["delta"] == 10);
+    CHECK(c["sent_pkts"]["per_second"] == 20.0);
+    CHECK(c["rcvd_pkts"]["reset"] == true);
+    CHECK_FALSE(c["rcvd_pkts"].contains("delta"));
 }
 
 TEST_CASE("watch sample as text: a table per counter set")

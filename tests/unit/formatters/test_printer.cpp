@@ -33,7 +33,7 @@ TEST_CASE("JSON printer: schema_version, raw beside decoded, tables as arrays")
     auto p = make_printer({.json = true, .color = false}, out);
     emit(*p);
     const auto j = nlohmann::json::parse(out.str());
-    CHECK(j["schema_version"] == 1);
+    CHECK(j["schema_version"] == 2);
     CHECK(j["command"] == "demo");
     const auto& d = j["devices"][0];
     CHECK(d["state"]["raw"] == 4);

@@ -187,13 +187,13 @@ TEST_CASE("build_qp_report: address vector, sgid type and traffic class")
     CHECK(av.sl == 3);
     CHECK(av.port == 1);
     CHECK(av.global);
-    CHECK(av.dgid == "::ffff:192.0.2.1");
+    CHECK(av.dgid == "0000:0000:0000:0000:0000:ffff:c000:0201");  // the full form, as ports prints GIDs
     CHECK(av.flow_label == 0x12345u);
     CHECK(av.sgid_index == 1);
     CHECK(av.hop_limit == 64);
     CHECK(av.static_rate.raw == IBV_RATE_25_GBPS);
     CHECK(av.static_rate.value == 25.0);
-    CHECK(av.sgid == "::ffff:192.0.2.2");
+    CHECK(av.sgid == "0000:0000:0000:0000:0000:ffff:c000:0202");  // canonical, whatever form the holder wrote
     REQUIRE(av.sgid_type.has_value());
     CHECK(av.sgid_type->raw == 2);
     CHECK(av.sgid_type->name == "RoCE v2");
@@ -205,7 +205,7 @@ TEST_CASE("build_qp_report: address vector, sgid type and traffic class")
     CHECK(av.ecn.name == "CE");
     // The alternate path is empty and has no sgid.
     CHECK_FALSE(r.alt_av.global);
-    CHECK(r.alt_av.dgid == "::");
+    CHECK(r.alt_av.dgid == "0000:0000:0000:0000:0000:0000:0000:0000");
     CHECK(r.alt_av.sgid.empty());
     CHECK_FALSE(r.alt_av.sgid_type);
     CHECK(r.alt_av.traffic_class.name == "DSCP 0, ECN Not-ECT");

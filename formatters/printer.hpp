@@ -62,6 +62,8 @@ public:
     virtual void begin_list(std::string_view key, std::string_view heading) = 0;
     virtual void end_list() = 0;
     virtual void field(std::string_view key, std::string_view label, const Value& value) = 0;
+    // One element of a list of plain values (text: "- value"; JSON: the value).
+    virtual void item(const Value& value) = 0;
     virtual void table(std::string_view key, std::string_view heading, const Table& table) = 0;
     // A line for a reader of the text only, e.g. why a table is missing;
     // JSON leaves it out (the schema says when a member is absent).

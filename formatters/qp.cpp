@@ -93,7 +93,7 @@ void render_diagnosis(const report::Diagnosis& d, Printer& p)
     {
         ListScope checks(p, "checks", "check");
         for (const auto& c : d.checks)
-            p.field("", "-", c);
+            p.item(c);
     }
     Table t{{{"name", "COUNTER"}, {"value", "VALUE"}, {"meaning", "MEANING"}}, {}, true};
     for (const auto& c : d.error_counters)
@@ -202,7 +202,7 @@ void render_create(const qp::CreateOutcome& o, Printer& p)
     if (!o.notes.empty()) {
         ListScope notes(p, "notes", "notes");
         for (const auto& n : o.notes)
-            p.field("", "-", n);
+            p.item(n);
     }
 }
 
@@ -239,12 +239,12 @@ void render_modify(const qp::ModifyOutcome& o, Printer& p)
     {
         ListScope checks(p, "checks_passed", "checks passed");
         for (const auto& c : o.checks)
-            p.field("", "-", c);
+            p.item(c);
     }
     if (!o.notes.empty()) {
         ListScope notes(p, "notes", "notes");
         for (const auto& n : o.notes)
-            p.field("", "-", n);
+            p.item(n);
     }
     if (o.after) {
         ObjectScope after(p, "qp", "QP now");

@@ -24,8 +24,9 @@ public:
 
     void field(std::string_view, std::string_view label, const Value& value) override
     {
-        pending_.push_back({std::string(label), to_text(value)});
+        pending_.push_back({std::string(label), to_text(value), false});
     }
+    void item(const Value& value) override { pending_.push_back({{}, to_text(value), true}); }
 
     void table(std::string_view, std::string_view heading, const Table& t) override
     {
@@ -66,6 +67,7 @@ private:
     struct Pending {
         std::string label;
         std::string text;
+        bool item;  // a list element: "- text", no label column
     };
 
     static std::size_t display_width(const std::string& s)
@@ -111,9 +113,10 @@ private:
     {
         std::size_t w = 0;
         for (const auto& p : pending_)
-            w = std::max(w, display_width(p.label));
+            if (!p.item)
+                w = std::max(w, display_width(p.label));
         for (const auto& p : pending_)
-            line(fmt::format("{} : {}", padded(p.label, w), p.text));
+            line(p.item ? fmt::format("- {}", p.text) : fmt::format("{} : {}", padded(p.label, w), p.text));
         pending_.clear();
     }
     void line(std::string_view s) { out_ << std::string(depth_ * 2, ' ') << s << '\n'; }

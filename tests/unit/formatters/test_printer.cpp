@@ -74,3 +74,27 @@ TEST_CASE("text of values")
     CHECK(to_text(true) == "yes");
     CHECK(to_text(2.5) == "2.5");
 }
+
+TEST_CASE("list items: text shows '- value' beside aligned fields, JSON an array of the values")
+{
+    auto emit_items = [](Printer& p) {
+        p.begin_document("demo");
+        p.field("summary", "what happened", std::string("retry exceeded"));
+        {
+            ListScope checks(p, "checks", "check");
+            p.item(std::string("is the peer QP still there?"));
+            p.item(std::string("does dest-qpn name the peer's QPN?"));
+        }
+        p.end_document();
+    };
+    std::ostringstream text;
+    auto t = make_printer({.json = false, .color = false}, text);
+    emit_items(*t);
+    CHECK(text.str() == "what happened : retry exceeded\ncheck\n  - is the peer QP still there?\n"
+                        "  - does dest-qpn name the peer's QPN?\n");
+    std::ostringstream json;
+    auto j = make_printer({.json = true, .color = false}, json);
+    emit_items(*j);
+    const auto doc = nlohmann::json::parse(json.str());
+    CHECK(doc["checks"] == nlohmann::json::array({"is the peer QP still there?", "does dest-qpn name the peer's QPN?"}));
+}

@@ -45,7 +45,7 @@ std::string function_name(const std::string& path)
 }
 
 // The :message:action part of a spec.
-std::string value_part(const OptionSpec& o, const std::string& message, const std::string& device_options)
+std::string zsh_value_part(const OptionSpec& o, const std::string& message, const std::string& device_options)
 {
     const std::string m = spec_text(message.empty() ? "value" : message);
     switch (o.kind) {
@@ -99,7 +99,7 @@ std::vector<std::string> option_specs(const CommandSpec& cmd)
     std::vector<std::string> specs;
     for (const auto& o : cmd.options) {
         const std::string exclusion = o.names.size() > 1 ? fmt::format("({})", join(o.names)) : std::string();
-        const std::string value = value_part(o, message_of(o), device_options);
+        const std::string value = zsh_value_part(o, message_of(o), device_options);
         for (const auto& n : o.names) {
             // --long=VALUE, -s VALUE; flags take none.
             const std::string_view suffix = o.kind == ValueKind::flag ? "" : n.starts_with("--") ? "=" : "+";
@@ -119,7 +119,7 @@ std::string command_function(const std::string& path, const CommandSpec& cmd)
     } else {
         for (std::size_t i = 0; i < cmd.positionals.size(); ++i) {
             const OptionSpec& p = cmd.positionals[i];
-            specs.push_back(sh_quote(fmt::format("{}{}", i + 1, value_part(p, message_of(p), ""))));
+            specs.push_back(sh_quote(fmt::format("{}{}", i + 1, zsh_value_part(p, message_of(p), ""))));
         }
     }
 
@@ -190,7 +190,7 @@ _qpscope_qpns()
 }
 )script";
 
-constexpr std::string_view footer = R"script(
+constexpr std::string_view zsh_footer = R"script(
 if [[ $funcstack[1] == _qpscope ]]; then
     _qpscope "$@"
 else
@@ -207,7 +207,7 @@ std::string zsh_script(const CommandSpec& root)
         out += '\n';
         out += command_function(path, cmd);
     });
-    out += footer;
+    out += zsh_footer;
     return out;
 }
 

@@ -135,14 +135,18 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
 {
     BwOptions o = given;
     const bool client = !o.host.empty();
+    // 0. Everything local first: a server checks before it listens.
+    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.qps);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
     // 1. Connect and agree on the test.
     Json theirs;
     net::Exchange ex = open_exchange(o, "bw", params_json(o), theirs);
-    if (!client)
+    if (!client) {
         adopt(o, theirs);
+        check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.qps);  // the client's sizes and QPs
+    }
     const std::uint32_t cq_mod = effective_cq_mod(o);
     const Roles roles = roles_of(o, client);
 

@@ -41,6 +41,8 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
 {
     PingPongOptions o = given;
     const bool client = !o.host.empty();
+    // 0. Everything local first: a server checks before it listens.
+    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), 1);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -48,8 +50,10 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     //    parameters, naming any it was given that differ.
     Json theirs;
     net::Exchange ex = open_exchange(o, "ping-pong", common_params(o), theirs);
-    if (!client)
+    if (!client) {
         adopt(o, theirs);
+        check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), 1);  // the client's sizes and MTU
+    }
 
     // 2. Resources sized for the largest message, then the endpoints.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());

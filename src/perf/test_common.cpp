@@ -10,6 +10,7 @@
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
+#include "src/health/preflight.hpp"
 #include "src/perf/sizes.hpp"
 
 namespace qps::perf {
@@ -177,6 +178,21 @@ net::Exchange open_exchange(const TestOptions& o, std::string_view test, const n
     // A server names the parameters it was given that differ from the client's.
     theirs = ex.params(mine, client ? std::vector<std::string>{} : o.server_explicit);
     return ex;
+}
+
+void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
+{
+    health::PreflightSpec spec;
+    spec.device = o.device;
+    spec.port = o.port;
+    spec.gid_index = o.gid_index;
+    if (o.mtu)
+        spec.mtu = *o.mtu;
+    spec.cpu = o.cpu;
+    spec.memlock_bytes = qps * verbs::registered_bytes(test_setup(o, largest));
+    spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
+                                    largest);
+    o.device = health::preflight(spec).device;
 }
 
 verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest)

@@ -70,6 +70,12 @@ void check_op_transport(Op op, ibv_qp_type type);
 verbs::RemoteEndpoint remote_from(const net::Endpoint& e);
 net::Endpoint endpoint_from(const verbs::LocalEndpoint& l);
 
+// The local checks (src/health/preflight.hpp) for these options, before any
+// network step: the device file, the port, -x, --mtu, -c, and locked memory
+// for `qps` QPs' buffers sized for `largest`. Throws the first failure; sets
+// o.device to the device it checked ("" = the first).
+void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps);
+
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
 

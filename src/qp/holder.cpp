@@ -119,26 +119,16 @@ std::uint32_t qpn_of(const Json& req)
 
 HeldDevice& Holder::open_device(const std::string& name)
 {
-    if (auto it = devices_.find(name); it != devices_.end())
+    // Look up by the resolved name: "" (the first device) and its name are
+    // one device, opened once. Opening it again and replacing the entry
+    // would close the context the earlier QPs live on.
+    const std::string resolved = verbs::resolve_device(name).name;
+    if (auto it = devices_.find(resolved); it != devices_.end())
         return *it->second;
-    int n = 0;
-    verbs::DeviceList list(ibv_get_device_list(&n));
-    if (!list || n == 0)
-        throw OperationError("no RDMA device found");
-    std::vector<std::string> names;
-    ibv_device* found = nullptr;
-    for (int i = 0; i < n; ++i) {
-        names.emplace_back(ibv_get_device_name(list.get()[i]));
-        if (names.back() == name || (name.empty() && i == 0))
-            found = list.get()[i];
-    }
-    if (!found)
-        throw UsageError(verbs::unknown_device_message(name, names));
+    verbs::OpenDevice opened = verbs::open_device(resolved);
     auto dev = std::make_unique<HeldDevice>();
-    dev->name = ibv_get_device_name(found);
-    dev->ctx.reset(ibv_open_device(found));
-    if (!dev->ctx)
-        throw SystemError(fmt::format("ibv_open_device({})", dev->name), errno);
+    dev->name = opened.name;
+    dev->ctx = std::move(opened.ctx);
     dev->pd.reset(ibv_alloc_pd(dev->ctx.get()));
     if (!dev->pd)
         throw SystemError(fmt::format("ibv_alloc_pd({})", dev->name), errno);

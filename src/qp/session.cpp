@@ -5,6 +5,7 @@
 #include "src/decode/gid.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/health/preflight.hpp"
 #include "src/qp/holder_client.hpp"
 #include "src/qp/plan.hpp"
 #include "src/verbs/gid_choice.hpp"
@@ -41,40 +42,78 @@ void walk(std::uint32_t qpn, const std::vector<Step>& steps, CreateOutcome& out)
 
 }  // namespace
 
+namespace {
+
+// The local checks before the holder is asked for anything: the device
+// file, the port (its state only when the QPs are to be connected, since a
+// QP in RESET or INIT needs no link), the source GID index, the path MTU,
+// and locked memory for the registered buffers.
+void check_create_locally(const CreateSpec& spec)
+{
+    health::PreflightSpec p;
+    p.device = spec.create.device;
+    p.port = spec.create.port;
+    const int count = spec.pair ? 2 : 1;
+    p.memlock_bytes = std::uint64_t{spec.create.buffer_size} * count;
+    p.memlock_what = fmt::format("the QP buffer{} (--buffer-size {})", count == 1 ? "" : "s", spec.create.buffer_size);
+    const bool connects = spec.target == IBV_QPS_RTR || spec.target == IBV_QPS_RTS;
+    p.check_port_state = connects;
+    if (spec.attributes.request.sgid_index)
+        p.gid_index = *spec.attributes.request.sgid_index;
+    if (spec.attributes.request.path_mtu && connects)
+        p.mtu = *spec.attributes.request.path_mtu;
+    health::preflight(p);
+}
+
+}  // namespace
+
 CreateOutcome create_qps(const CreateSpec& spec)
 {
+    check_create_locally(spec);
     CreateOutcome out;
     out.notes = spec.attributes.notes;
     const ClientOptions start{true, spec.idle};
     const int count = spec.pair ? 2 : 1;
     std::vector<Json> created;
-    for (int i = 0; i < count; ++i)
-        created.push_back(holder_call("create", to_json(spec.create), start));
+    try {
+        for (int i = 0; i < count; ++i)
+            created.push_back(holder_call("create", to_json(spec.create), start));
 
-    if (spec.target != IBV_QPS_RESET) {
-        const std::string device = created[0].at("device").get<std::string>();
-        const GidChoice gid = choose_gid(device, spec.create.port, spec.attributes.request.sgid_index);
-        for (int i = 0; i < count; ++i) {
-            ModifyRequest given = spec.attributes.request;
-            given.port = spec.create.port;
-            if (spec.pair) {  // each QP's peer is the other one, on the same port
-                given.dest_qpn = created[1 - i].at("qpn").get<std::uint32_t>();
-                if (gid.found) {
-                    given.dgid = gid.gid;
-                    given.sgid_index = gid.index;
+        if (spec.target != IBV_QPS_RESET) {
+            const std::string device = created[0].at("device").get<std::string>();
+            const GidChoice gid = choose_gid(device, spec.create.port, spec.attributes.request.sgid_index);
+            for (int i = 0; i < count; ++i) {
+                ModifyRequest given = spec.attributes.request;
+                given.port = spec.create.port;
+                if (spec.pair) {  // each QP's peer is the other one, on the same port
+                    given.dest_qpn = created[1 - i].at("qpn").get<std::uint32_t>();
+                    if (gid.found) {
+                        given.dgid = gid.gid;
+                        given.sgid_index = gid.index;
+                    }
                 }
+                if (given.has_av() && !given.sgid_index && gid.found)
+                    given.sgid_index = gid.index;
+                const auto mtu = gid.active_mtu ? static_cast<ibv_mtu>(gid.active_mtu) : IBV_MTU_1024;
+                const auto steps = plan_steps(spec.create.type, spec.target, given, mtu);
+                walk(created[i].at("qpn").get<std::uint32_t>(), steps, out);
             }
-            if (given.has_av() && !given.sgid_index && gid.found)
-                given.sgid_index = gid.index;
-            const auto mtu = gid.active_mtu ? static_cast<ibv_mtu>(gid.active_mtu) : IBV_MTU_1024;
-            const auto steps = plan_steps(spec.create.type, spec.target, given, mtu);
-            walk(created[i].at("qpn").get<std::uint32_t>(), steps, out);
+            if (gid.found && spec.pair)
+                out.notes.push_back(fmt::format("GID index {} chosen: {}", gid.index, gid.why));
         }
-        if (gid.found && spec.pair)
-            out.notes.push_back(fmt::format("GID index {} chosen: {}", gid.index, gid.why));
+        for (const Json& c : created)
+            out.qps.push_back(report::build_qp_report(holder_call("query", Json{{"qpn", c.at("qpn")}})));
+    } catch (...) {
+        // A failed create leaves nothing behind: destroy what it made (the
+        // holder exits when that was all it held).
+        for (const Json& c : created) {
+            try {
+                holder_call("destroy", Json{{"qpn", c.at("qpn")}});
+            } catch (const std::exception&) {  // the original error matters more
+            }
+        }
+        throw;
     }
-    for (const Json& c : created)
-        out.qps.push_back(report::build_qp_report(holder_call("query", Json{{"qpn", c.at("qpn")}})));
     return out;
 }
 

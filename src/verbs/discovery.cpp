@@ -8,6 +8,7 @@
 
 #include "src/config.hpp"
 #include "src/error.hpp"
+#include "src/health/local.hpp"
 #include "src/util/suggest.hpp"
 #include "src/verbs/handles.hpp"
 
@@ -74,13 +75,24 @@ PortSnapshot read_port(ibv_context* ctx, const std::string& dev, std::uint32_t n
 #if QPSCOPE_HAVE_ACTIVE_SPEED_EX
     port.active_speed_ex = port.attr.active_speed_ex;
 #endif
-    if (detail == Detail::full) {
+    if (detail != Detail::counters) {
         read_gids(ctx, port);
         read_pkeys(ctx, port);
     }
     port.counters = kernel::read_port_counters(dev, num, "counters");
     port.hw_counters = kernel::read_port_counters(dev, num, "hw_counters");
     return port;
+}
+
+// Why ibv_open_device failed: the device file's access when that is the
+// cause (libibverbs reports it as ENOENT or EACCES), else the errno.
+[[noreturn]] void throw_open_failure(const std::string& name, const std::string& uverbs, int err)
+{
+    const health::Finding f =
+        health::check_device_file(name, health::read_device_file("/dev/infiniband/" + uverbs));
+    if (f.failed())
+        throw OperationError(fmt::format("cannot open {}: {}", name, health::error_line(f)));
+    throw SystemError(fmt::format("ibv_open_device({})", name), err);
 }
 
 DeviceSnapshot read_device(ibv_device* device, const Filter& filter, Detail detail)
@@ -93,8 +105,7 @@ DeviceSnapshot read_device(ibv_device* device, const Filter& filter, Detail deta
 
     Context ctx(ibv_open_device(device));
     if (!ctx)
-        throw SystemError(fmt::format("ibv_open_device({})", d.name), errno,
-                          fmt::format("is /dev/infiniband/{} readable by you?", d.uverbs));
+        throw_open_failure(d.name, d.uverbs, errno);
     d.num_comp_vectors = ctx->num_comp_vectors;
 
     if (ibv_query_device_ex(ctx.get(), nullptr, &d.attr) == 0) {
@@ -123,9 +134,12 @@ std::string unknown_device_message(std::string_view name, const std::vector<std:
     return util::unknown_name_message("device", name, names, "devices on this host are");
 }
 
-std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail)
+std::string no_device_message() { return no_device_hint; }
+
+namespace {
+
+DeviceList device_list(int& n)
 {
-    int n = 0;
     DeviceList list(ibv_get_device_list(&n));
     if (!list) {
         if (errno == ENOSYS)
@@ -135,6 +149,55 @@ std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail
     }
     if (n == 0)
         throw OperationError(no_device_hint);
+    return list;
+}
+
+}  // namespace
+
+std::vector<ListedDevice> list_devices()
+{
+    int n = 0;
+    DeviceList list = device_list(n);
+    std::vector<ListedDevice> out;
+    for (int i = 0; i < n; ++i)
+        out.push_back({ibv_get_device_name(list.get()[i]), list.get()[i]->dev_name});
+    return out;
+}
+
+ListedDevice resolve_device(const std::string& name)
+{
+    const auto devices = list_devices();
+    std::vector<std::string> names;
+    for (const auto& d : devices) {
+        if (name.empty() || d.name == name)
+            return d;
+        names.push_back(d.name);
+    }
+    throw UsageError(unknown_device_message(name, names));
+}
+
+OpenDevice open_device(const std::string& name)
+{
+    int n = 0;
+    DeviceList list = device_list(n);
+    std::vector<std::string> names;
+    for (int i = 0; i < n; ++i) {
+        ibv_device* dev = list.get()[i];
+        names.emplace_back(ibv_get_device_name(dev));
+        if (!name.empty() && names.back() != name)
+            continue;
+        OpenDevice out{names.back(), dev->dev_name, Context(ibv_open_device(dev))};
+        if (!out.ctx)
+            throw_open_failure(out.name, out.uverbs, errno);
+        return out;
+    }
+    throw UsageError(unknown_device_message(name, names));
+}
+
+std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail)
+{
+    int n = 0;
+    DeviceList list = device_list(n);
 
     std::vector<std::string> names;
     for (int i = 0; i < n; ++i)

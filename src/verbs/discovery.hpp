@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "src/kernel/sysfs.hpp"
+#include "src/verbs/handles.hpp"
 #include "src/verbs/probe.hpp"
 
 namespace qps::verbs {
@@ -58,7 +59,31 @@ struct Filter {
 // How much to read: everything, or what changes over time (device and port
 // attributes and the sysfs counters; no GID/P_Key tables, no inline probe,
 // which creates QPs) for repeated sampling (`ports --watch`).
-enum class Detail { full, counters };
+// `tables`: the GID and P_Key tables but no inline probe (the local checks).
+enum class Detail { full, tables, counters };
+
+// A device as libibverbs lists it, without opening it.
+struct ListedDevice {
+    std::string name;    // "rxe0"
+    std::string uverbs;  // "uverbs0": /dev/infiniband/uverbs0
+};
+
+// The host's devices, in libibverbs' order. OperationError (with what to
+// load or create) when there is none.
+std::vector<ListedDevice> list_devices();
+// The device `name` stands for ("" = the first), or UsageError naming the
+// devices that exist.
+ListedDevice resolve_device(const std::string& name);
+struct OpenDevice {
+    std::string name, uverbs;
+    Context ctx;
+};
+// Opens the device `name` stands for ("" = the first). When it cannot be
+// opened, the error names the device file, its mode and owner, and the fix.
+OpenDevice open_device(const std::string& name);
+
+// What to do when a host has no RDMA device.
+std::string no_device_message();
 
 // The error for a device name that is not on this host, with the closest
 // one: "unknown device 'rxe9': did you mean 'rxe0'? devices on this host are rxe0".

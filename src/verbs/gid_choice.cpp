@@ -6,6 +6,7 @@
 #include <infiniband/verbs.h>
 
 #include "src/decode/gid.hpp"
+#include "src/verbs/discovery.hpp"
 #include "src/verbs/handles.hpp"
 
 namespace qps::verbs {
@@ -54,17 +55,12 @@ GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optiona
 
 GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted)
 {
-    int n = 0;
-    DeviceList list(ibv_get_device_list(&n));
-    if (!list || n == 0)
+    Context ctx;
+    try {
+        ctx = open_device(device).ctx;
+    } catch (const std::exception&) {
         return {};
-    ibv_device* dev = nullptr;
-    for (int i = 0; i < n && !dev; ++i)
-        if (device.empty() || device == ibv_get_device_name(list.get()[i]))
-            dev = list.get()[i];
-    if (!dev)
-        return {};
-    Context ctx(ibv_open_device(dev));
+    }
     ibv_port_attr pa{};
     if (!ctx || ibv_query_port(ctx.get(), port, &pa) != 0)
         return {};

@@ -17,38 +17,27 @@ namespace qps::verbs {
 
 namespace {
 
-ibv_device* find_device(DeviceList& list, int n, const std::string& name)
-{
-    std::vector<std::string> names;
-    for (int i = 0; i < n; ++i) {
-        names.emplace_back(ibv_get_device_name(list.get()[i]));
-        if (name.empty() || names.back() == name)
-            return list.get()[i];
-    }
-    throw UsageError(unknown_device_message(name, names));
-}
-
 std::uint32_t random_psn()
 {
     std::random_device rd;
     return rd() & 0xffffff;
 }
 
+std::size_t half_bytes(const TestSetup& setup)
+{
+    const std::size_t half = setup.buffer_bytes + (setup.type == IBV_QPT_UD ? ud_grh_bytes : 0);
+    return (half + 63) & ~std::size_t{63};
+}
+
 }  // namespace
+
+std::size_t registered_bytes(const TestSetup& setup) { return 2 * half_bytes(setup); }
 
 TestResources::TestResources(const TestSetup& setup) : setup_(setup)
 {
-    int n = 0;
-    DeviceList list(ibv_get_device_list(&n));
-    if (!list || n == 0)
-        throw OperationError("no RDMA device found: create a Soft-RoCE device (rdma link add rxe0 type rxe netdev "
-                             "eth0) or run inside the lab (lab/qpscope-lab)");
-    ibv_device* dev = find_device(list, n, setup.device);
-    device_name_ = ibv_get_device_name(dev);
-
-    ctx_.reset(ibv_open_device(dev));
-    if (!ctx_)
-        throw SystemError(fmt::format("ibv_open_device({})", device_name_), errno);
+    OpenDevice opened = open_device(setup.device);
+    device_name_ = opened.name;
+    ctx_ = std::move(opened.ctx);
     ibv_device_attr da{};
     if (int rc = ibv_query_device(ctx_.get(), &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
@@ -77,8 +66,7 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
         throw SystemError(fmt::format("ibv_create_cq({})", device_name_), errno);
 
     // One buffer: the send half, then the receive half the peer may reach.
-    half_ = setup.buffer_bytes + (setup.type == IBV_QPT_UD ? ud_grh_bytes : 0);
-    half_ = (half_ + 63) & ~std::size_t{63};
+    half_ = half_bytes(setup);
     const std::size_t bytes = (2 * half_ + 4095) & ~std::size_t{4095};
     buffer_.reset(static_cast<std::uint8_t*>(std::aligned_alloc(4096, bytes)));
     if (!buffer_)

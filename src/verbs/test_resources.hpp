@@ -54,6 +54,10 @@ struct RemoteEndpoint {
     std::uint8_t max_dest_rd_atomic = 1;  // RDMA reads the peer's QP serves in flight
 };
 
+// The bytes one TestResources registers (and pins) for `setup`: the send
+// and the receive half, each rounded up to 64 bytes.
+std::size_t registered_bytes(const TestSetup& setup);
+
 class TestResources {
 public:
     // Opens the device, creates everything, moves the QP to INIT.

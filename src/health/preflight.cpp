@@ -1,0 +1,110 @@
+#include "src/health/preflight.hpp"
+
+#include <fmt/format.h>
+#include <fstream>
+
+#include "src/decode/gid.hpp"
+#include "src/error.hpp"
+
+namespace qps::health {
+
+namespace {
+
+std::string first_line(const std::string& path)
+{
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+}  // namespace
+
+std::string port_netdev(const std::string& device, const verbs::PortSnapshot& p)
+{
+    for (const auto& g : p.gids)
+        if (!g.netdev.empty())
+            return g.netdev;
+    // A RoCE port whose netdev has no address yet has no GID: sysfs still
+    // names the netdev of GID 0.
+    return first_line(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/0", device, p.port_num));
+}
+
+std::string netdev_operstate(const std::string& netdev)
+{
+    return netdev.empty() ? std::string() : first_line("/sys/class/net/" + netdev + "/operstate");
+}
+
+PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p)
+{
+    PortState s;
+    s.device = device;
+    s.port = p.port_num;
+    s.state = p.attr.state;
+    s.phys_state = p.attr.phys_state;
+    s.ethernet = p.attr.link_layer == IBV_LINK_LAYER_ETHERNET;
+    if (s.ethernet) {
+        s.netdev = port_netdev(device, p);
+        s.netdev_operstate = netdev_operstate(s.netdev);
+    }
+    return s;
+}
+
+std::vector<GidEntry> gid_entries(const verbs::PortSnapshot& p)
+{
+    std::vector<GidEntry> out;
+    for (const auto& g : p.gids) {
+        if (g.err != 0)
+            continue;
+        decode::GidBytes bytes{};
+        std::copy(std::begin(g.entry.gid.raw), std::end(g.entry.gid.raw), bytes.begin());
+        if (decode::gid_is_zero(bytes))
+            continue;
+        const auto type = decode::gid_type(static_cast<int>(g.entry.gid_type));
+        out.push_back({g.index, decode::format_gid(bytes), type.name ? *type.name : "?", g.netdev});
+    }
+    return out;
+}
+
+Preflight preflight(const PreflightSpec& spec)
+{
+    Preflight out;
+    std::vector<Finding>& f = out.findings;
+    // 1. The device file, before anything opens it.
+    const verbs::ListedDevice dev = verbs::resolve_device(spec.device);
+    out.device = dev.name;
+    f.push_back(check_device_file(dev.name, read_device_file("/dev/infiniband/" + dev.uverbs)));
+    throw_first_failure(f);
+
+    // 2. The port: its state, the GID index, the MTU.
+    verbs::Filter filter{dev.name, spec.port};
+    const auto snaps = verbs::snapshot_devices(filter, verbs::Detail::tables);
+    const verbs::PortSnapshot& port = snaps.front().ports.front();
+    const PortState state = port_state_of(dev.name, port);
+    if (spec.check_port_state) {
+        f.push_back(check_port_state(state));
+        throw_first_failure(f);
+    }
+    if (spec.gid_index || spec.check_port_state) {
+        f.push_back(check_gid_index(dev.name, spec.port, spec.gid_index, gid_entries(port),
+                                    static_cast<std::uint32_t>(port.attr.gid_tbl_len), state.ethernet));
+        throw_first_failure(f);
+    }
+    if (spec.mtu) {
+        f.push_back(check_mtu(dev.name, spec.port, *spec.mtu, port.attr.active_mtu, port.attr.max_mtu));
+        throw_first_failure(f);
+    }
+
+    // 3. The process: locked memory and the CPU.
+    if (spec.memlock_bytes) {
+        f.push_back(check_memlock(read_memlock(), spec.memlock_bytes, spec.memlock_what));
+        throw_first_failure(f);
+    }
+    if (spec.cpu) {
+        f.push_back(check_cpu(*spec.cpu, allowed_cpus()));
+        throw_first_failure(f);
+    }
+    return out;
+}
+
+}  // namespace qps::health

@@ -1,0 +1,44 @@
+// The local checks a command runs before any network step or wait: the
+// device file, the port, the GID index, the MTU, locked memory and the CPU.
+// The first failure stops the command with its own message and exit code
+// (finding.hpp), on either side of a test, before a server listens or a
+// client connects.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/health/finding.hpp"
+#include "src/health/local.hpp"
+#include "src/verbs/discovery.hpp"
+
+namespace qps::health {
+
+struct PreflightSpec {
+    std::string device;                     // "" = the first
+    std::uint32_t port = 1;
+    bool check_port_state = true;           // false: a QP that is not connected needs no link
+    std::optional<std::uint32_t> gid_index; // -x
+    std::optional<int> mtu;                 // --mtu (ibv_mtu)
+    std::optional<int> cpu;                 // -c
+    std::uint64_t memlock_bytes = 0;        // about to be registered; 0: no check
+    std::string memlock_what = "the buffers";
+};
+
+// Runs the checks in order and throws the first failure. Returns the
+// findings (all ok) and the resolved device name.
+struct Preflight {
+    std::string device;
+    std::vector<Finding> findings;
+};
+Preflight preflight(const PreflightSpec& spec);
+
+// Facts of a port as the checks take them, from a snapshot.
+std::string port_netdev(const std::string& device, const verbs::PortSnapshot& p);
+std::string netdev_operstate(const std::string& netdev);  // sysfs operstate, "" if unknown
+PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p);
+std::vector<GidEntry> gid_entries(const verbs::PortSnapshot& p);
+
+}  // namespace qps::health

@@ -74,7 +74,7 @@ struct HeldQp {
     HeldDevice* device = nullptr;
     std::uint8_t port = 1;
     verbs::CompletionQueue cq;
-    std::unique_ptr<std::uint8_t[]> buffer;
+    verbs::PageBuffer buffer;
     std::size_t buffer_size = 0;
     MemoryRegion mr;
     verbs::QueuePair qp;
@@ -206,7 +206,9 @@ Json Holder::op_create(const Json& req)
         throw SystemError(fmt::format("ibv_create_cq({}, {} entries)", dev.name, c.cq_depth), errno,
                           "lower --cq-depth");
     q->buffer_size = c.buffer_size;
-    q->buffer = std::make_unique<std::uint8_t[]>(c.buffer_size);
+    q->buffer = verbs::page_buffer(c.buffer_size);
+    if (!q->buffer)
+        throw SystemError(fmt::format("aligned_alloc({} bytes)", c.buffer_size), ENOMEM);
     q->mr.reset(ibv_reg_mr(dev.pd.get(), q->buffer.get(), c.buffer_size,
                            IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
     if (!q->mr)

@@ -9,6 +9,7 @@
 #include "src/qp/holder_client.hpp"
 #include "src/qp/plan.hpp"
 #include "src/verbs/gid_choice.hpp"
+#include "src/verbs/handles.hpp"
 
 namespace qps::qp {
 
@@ -54,8 +55,10 @@ void check_create_locally(const CreateSpec& spec)
     p.device = spec.create.device;
     p.port = spec.create.port;
     const int count = spec.pair ? 2 : 1;
-    p.memlock_bytes = std::uint64_t{spec.create.buffer_size} * count;
-    p.memlock_what = fmt::format("the QP buffer{} (--buffer-size {})", count == 1 ? "" : "s", spec.create.buffer_size);
+    p.memlock_bytes = std::uint64_t{verbs::pinned_bytes(spec.create.buffer_size)} * count;
+    p.memlock_what = count == 1 ? fmt::format("the QP's registered buffer ({} bytes, for qp post)", spec.create.buffer_size)
+                                : fmt::format("the {} QPs' registered buffers ({} bytes each, for qp post)", count,
+                                              spec.create.buffer_size);
     const bool connects = spec.target == IBV_QPS_RTR || spec.target == IBV_QPS_RTS;
     p.check_port_state = connects;
     if (spec.attributes.request.sgid_index)

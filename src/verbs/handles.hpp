@@ -4,10 +4,14 @@
 // explicitly first.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <infiniband/verbs.h>
 #include <memory>
+#include <unistd.h>
 
 namespace qps::verbs {
 
@@ -33,5 +37,25 @@ using Context = std::unique_ptr<ibv_context, Destroy<&ibv_close_device>>;
 using ProtectionDomain = std::unique_ptr<ibv_pd, Destroy<&ibv_dealloc_pd>>;
 using CompletionQueue = std::unique_ptr<ibv_cq, Destroy<&ibv_destroy_cq>>;
 using QueuePair = std::unique_ptr<ibv_qp, Destroy<&ibv_destroy_qp>>;
+
+
+// Memory to register: page-aligned, so that an MR of N bytes pins exactly
+// pinned_bytes(N) against RLIMIT_MEMLOCK (an unaligned buffer pins one page
+// more).
+struct FreeDelete {
+    void operator()(std::uint8_t* p) const noexcept { std::free(p); }
+};
+using PageBuffer = std::unique_ptr<std::uint8_t, FreeDelete>;
+
+inline std::size_t page_size() { return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); }
+inline std::size_t pinned_bytes(std::size_t bytes) { return (bytes + page_size() - 1) / page_size() * page_size(); }
+// Zeroed; nullptr when out of memory.
+inline PageBuffer page_buffer(std::size_t bytes)
+{
+    PageBuffer b(static_cast<std::uint8_t*>(std::aligned_alloc(page_size(), pinned_bytes(bytes))));
+    if (b)
+        std::memset(b.get(), 0, pinned_bytes(bytes));
+    return b;
+}
 
 }  // namespace qps::verbs

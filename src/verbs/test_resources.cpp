@@ -31,7 +31,7 @@ std::size_t half_bytes(const TestSetup& setup)
 
 }  // namespace
 
-std::size_t registered_bytes(const TestSetup& setup) { return 2 * half_bytes(setup); }
+std::size_t registered_bytes(const TestSetup& setup) { return pinned_bytes(2 * half_bytes(setup)); }
 
 TestResources::TestResources(const TestSetup& setup) : setup_(setup)
 {
@@ -67,11 +67,9 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
 
     // One buffer: the send half, then the receive half the peer may reach.
     half_ = half_bytes(setup);
-    const std::size_t bytes = (2 * half_ + 4095) & ~std::size_t{4095};
-    buffer_.reset(static_cast<std::uint8_t*>(std::aligned_alloc(4096, bytes)));
+    buffer_ = page_buffer(2 * half_);
     if (!buffer_)
-        throw SystemError(fmt::format("aligned_alloc({} bytes)", bytes), ENOMEM);
-    std::memset(buffer_.get(), 0, bytes);
+        throw SystemError(fmt::format("aligned_alloc({} bytes)", pinned_bytes(2 * half_)), ENOMEM);
     mr_.reset(ibv_reg_mr(pd_.get(), buffer_.get(), 2 * half_,
                          IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
     if (!mr_)

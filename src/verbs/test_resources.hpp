@@ -54,8 +54,8 @@ struct RemoteEndpoint {
     std::uint8_t max_dest_rd_atomic = 1;  // RDMA reads the peer's QP serves in flight
 };
 
-// The bytes one TestResources registers (and pins) for `setup`: the send
-// and the receive half, each rounded up to 64 bytes.
+// The bytes one TestResources pins against RLIMIT_MEMLOCK for `setup`: the
+// send and the receive half (each rounded up to 64 bytes), in whole pages.
 std::size_t registered_bytes(const TestSetup& setup);
 
 class TestResources {
@@ -91,10 +91,7 @@ private:
     Context ctx_;
     ProtectionDomain pd_;
     CompletionQueue send_cq_, recv_cq_;
-    struct FreeDelete {
-        void operator()(std::uint8_t* p) const noexcept { std::free(p); }
-    };
-    std::unique_ptr<std::uint8_t, FreeDelete> buffer_;  // page-aligned, zeroed
+    PageBuffer buffer_;  // page-aligned, zeroed
     std::size_t half_ = 0;
     MemoryRegion mr_;
     QueuePair qp_;

@@ -286,7 +286,7 @@ void render_destroy(const qp::DestroyOutcome& o, Printer& p)
     p.field("holder_exits", "holder exits", o.holder_exits);
 }
 
-void render_kernel_qp(const kernel::KernelQp& q, Printer& p)
+void render_kernel_qp(const kernel::KernelQp& q, Printer& p, const health::QpVerdict* verdict)
 {
     p.field("qpn", "QPN", hex24(q.lqpn));
     p.field("device", "device", q.dev_name);
@@ -311,9 +311,17 @@ void render_kernel_qp(const kernel::KernelQp& q, Printer& p)
         for (const auto& [k, v] : q.driver)
             p.field(k, k, v);
     }
+    if (verdict) {
+        p.field("stuck", "stuck", verdict->stuck);
+        p.begin_list("notes", verdict->notes.empty() ? "" : "notes");
+        for (const auto& n : verdict->notes)
+            p.item(n);
+        p.end_list();
+    }
 }
 
-void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vector<std::uint32_t>& held, Printer& p)
+void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vector<std::uint32_t>& held, Printer& p,
+                       const QpListNotes& notes)
 {
     Table t{{{"device", "DEVICE"},
              {"port", "PORT"},
@@ -334,7 +342,41 @@ void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vect
                           q.sq_psn ? Value{u64{*q.sq_psn}} : Value{}, q.rq_psn ? Value{u64{*q.rq_psn}} : Value{},
                           q.pid ? Value{u64{*q.pid}} : Value{}, q.comm, is_held});
     }
-    p.table("qps", fmt::format("{} QP(s)", qps.size()), t);
+    p.table("qps",
+            notes.stalled_s ? fmt::format("{} QP(s) without progress in {:g} s, or in ERR/SQE", qps.size(),
+                                          *notes.stalled_s)
+                            : fmt::format("{} QP(s)", qps.size()),
+            t);
+    if (notes.stalled_s)
+        p.datum("stalled_s", *notes.stalled_s);
+    p.begin_list("verdicts", "");
+    for (const auto& v : notes.verdicts) {
+        const auto& q = v.qp;
+        p.begin_object("", fmt::format("QP {:#x} on {}, {}{}", q.lqpn, q.dev_name,
+                                       q.pid ? fmt::format("pid {} ({})", *q.pid, q.comm) : q.comm,
+                                       v.stuck ? ": STUCK" : ""));
+        p.datum("device", q.dev_name);
+        p.datum("qpn", hex24(q.lqpn));
+        p.datum("stuck", v.stuck);
+        p.datum("error_state", v.error_state);
+        p.datum("dest_missing", v.dest_missing);
+        p.datum("no_progress", v.no_progress);
+        p.begin_list("notes", "");
+        for (const auto& n : v.notes)
+            p.item(n);
+        p.end_list();
+        p.end_object();
+    }
+    p.end_list();
+    if (!notes.verdicts.empty() && std::any_of(notes.verdicts.begin(), notes.verdicts.end(),
+                                               [](const health::QpVerdict& v) { return v.stuck; }))
+        p.note("The failed completion of a QP in ERR is known only to its owner: see its log for the status "
+               "('qpscope doctor' shows the port counters around it).");
+    if (notes.dest_missing)
+        p.note(fmt::format("{} connected QP(s) point at a destination QP that is not on this host (a remote peer, "
+                           "or a local one that is gone): 'qpscope qp list --stalled 2' shows which made no "
+                           "progress.",
+                           notes.dest_missing));
 }
 
 }  // namespace qps::fmt_out

@@ -1,10 +1,13 @@
 // `qpscope qp list`: every QP on the host (kernel view), filtered.
 #include <algorithm>
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
+#include "src/health/stuck.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/qp/options.hpp"
 #include "src/qp/session.hpp"
@@ -16,6 +19,7 @@ struct ListOptions {
     std::string device, state, type, qpn;
     std::optional<std::uint32_t> pid;
     bool held_only = false;
+    double stalled = 0;
 };
 }  // namespace
 
@@ -31,6 +35,11 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
     cmd->add_option("--pid", o->pid, "Only QPs of this process");
     cmd->add_option("--qpn", o->qpn, "Only this QPN")->type_name(value_type::qpn);
     cmd->add_flag("--held", o->held_only, "Only QPs this user's holder holds");
+    cmd->add_option("--stalled", o->stalled,
+                    "Read the QPs twice SECONDS apart and show only those that made no progress (RTS, PSNs "
+                    "unchanged) or are in ERR/SQE, each with why it may be stuck")
+        ->check(CLI::Range(0.1, 3600.0))
+        ->type_name("SECONDS");
     cmd->callback([o, &global] {
         std::optional<ibv_qp_state> state;
         std::optional<ibv_qp_type> type;
@@ -44,14 +53,44 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
         std::vector<std::uint32_t> held;
         for (const auto& q : qp::list_held())
             held.push_back(q.qpn);
+        std::optional<std::vector<kernel::KernelQp>> before;
+        if (o->stalled > 0) {
+            before = kernel::list_kernel_qps();
+            std::this_thread::sleep_for(std::chrono::duration<double>(o->stalled));
+        }
         auto all = kernel::list_kernel_qps();
+        // Judged on every QP of the host (a destination is looked up among all).
+        const auto verdicts = health::judge_qps(all, before, o->stalled);
+        auto verdict_of = [&](const kernel::KernelQp& q) -> const health::QpVerdict* {
+            for (const auto& v : verdicts)
+                if (v.qp.dev_name == q.dev_name && v.qp.lqpn == q.lqpn)
+                    return &v;
+            return nullptr;
+        };
+        if (before)
+            std::erase_if(all, [&](const kernel::KernelQp& q) {
+                const auto* v = verdict_of(q);
+                return !v || !(v->no_progress || v->error_state);
+            });
         std::erase_if(all, [&](const kernel::KernelQp& q) {
             const bool is_held = std::find(held.begin(), held.end(), q.lqpn) != held.end();
             return (!o->device.empty() && q.dev_name != o->device) || (state && q.state != *state) ||
                    (type && q.type != *type) || (o->pid && q.pid != o->pid) || (qpn && q.lqpn != *qpn) ||
                    (o->held_only && !is_held);
         });
-        emit(global, "qp list", [&](fmt_out::Printer& p) { fmt_out::render_kernel_qps(all, held, p); });
+        fmt_out::QpListNotes notes;
+        if (before)
+            notes.stalled_s = o->stalled;
+        for (const auto& q : all) {
+            const auto* v = verdict_of(q);
+            if (!v)
+                continue;
+            if (before || v->error_state)
+                notes.verdicts.push_back(*v);
+            else if (v->dest_missing)
+                ++notes.dest_missing;
+        }
+        emit(global, "qp list", [&](fmt_out::Printer& p) { fmt_out::render_kernel_qps(all, held, p, notes); });
     });
 }
 

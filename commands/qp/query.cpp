@@ -8,6 +8,7 @@
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
 #include "src/error.hpp"
+#include "src/health/stuck.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/qp/session.hpp"
 
@@ -47,7 +48,11 @@ void register_qp_query(CLI::App& parent, const GlobalOptions& global)
                                                             "you: attributes beyond these need its owner)",
                                                             qpn, qpn, it->dev_name));
             p.field("held", "held by this user's holder", false);
-            fmt_out::render_kernel_qp(*it, p);
+            const auto verdicts = health::judge_qps(all, std::nullopt, 0);
+            const auto v = std::find_if(verdicts.begin(), verdicts.end(), [&](const health::QpVerdict& x) {
+                return x.qp.lqpn == it->lqpn && x.qp.dev_name == it->dev_name;
+            });
+            fmt_out::render_kernel_qp(*it, p, v == verdicts.end() ? nullptr : &*v);
         });
     });
 }

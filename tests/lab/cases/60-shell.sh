@@ -12,11 +12,9 @@ expect_rc 2; expect_err_lines 1
 expect_err_has "unknown device 'rxe9': did you mean 'rxe0'? devices on this host are rxe0"
 run "$q" qp create -d rxe9
 expect_rc 2; expect_err_lines 1; expect_err_has "unknown device 'rxe9': did you mean 'rxe0'?"
-"$q" ping-pong -d rxe0 --timeout 10 >/dev/null 2>&1 &
-server=$!
+# The client stops on its own device before it connects: no server needed.
 run timeout 60 "$q" ping-pong 127.0.0.1 -d rxe9 --timeout 10
 expect_rc 2; expect_err_has "unknown device 'rxe9': did you mean 'rxe0'?"
-wait "$server"
 
 case_ "shell: colour on a terminal or when asked, never in a pipe, with --color never or NO_COLOR"
 run "$q" --color=always ports -d rxe0

@@ -36,6 +36,7 @@ public:
         add(key, to_json(value));
     }
     void item(const Value& value) override { add({}, to_json(value)); }
+    void datum(std::string_view key, const Value& value) override { add(key, to_json(value)); }
 
     void table(std::string_view key, std::string_view, const Table& t) override
     {

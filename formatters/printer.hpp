@@ -64,6 +64,9 @@ public:
     virtual void field(std::string_view key, std::string_view label, const Value& value) = 0;
     // One element of a list of plain values (text: "- value"; JSON: the value).
     virtual void item(const Value& value) = 0;
+    // A member for JSON only: the text says the same another way (a label,
+    // a heading or a note), e.g. a finding's id and status.
+    virtual void datum(std::string_view key, const Value& value) = 0;
     virtual void table(std::string_view key, std::string_view heading, const Table& table) = 0;
     // A line for a reader of the text only, e.g. why a table is missing;
     // JSON leaves it out (the schema says when a member is absent).

@@ -27,6 +27,7 @@ public:
         pending_.push_back({std::string(label), to_text(value), false});
     }
     void item(const Value& value) override { pending_.push_back({{}, to_text(value), true}); }
+    void datum(std::string_view, const Value&) override {}
 
     void table(std::string_view, std::string_view heading, const Table& t) override
     {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <fcntl.h>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <fstream>
@@ -128,6 +129,61 @@ Finding check_device_file(const std::string& device, const DeviceFile& f)
                             "MODE=\"0666\"): chmod 0666 {}, or restrict it to a group: chgrp rdma {}; chmod 0660 "
                             "{}; usermod -aG rdma {}",
                             f.path, f.path, f.path, f.user);
+    return r;
+}
+
+// --- processes holding a device ------------------------------------------------
+
+DeviceUsers read_device_users(const std::string& path, const std::string& proc)
+{
+    DeviceUsers out;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(proc, ec)) {
+        const std::string name = entry.path().filename();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        std::error_code fd_ec;
+        fs::directory_iterator fds(entry.path() / "fd", fd_ec);
+        if (fd_ec) {
+            if (fd_ec != std::errc::no_such_file_or_directory)
+                out.complete = false;
+            continue;
+        }
+        for (const auto& fd : fds) {
+            std::error_code link_ec;
+            if (fs::read_symlink(fd.path(), link_ec) == path && !link_ec) {
+                std::ifstream comm(entry.path() / "comm");
+                DeviceUser u;
+                u.pid = static_cast<std::uint32_t>(std::stoul(name));
+                std::getline(comm, u.comm);
+                out.users.push_back(u);
+                break;
+            }
+        }
+    }
+    std::sort(out.users.begin(), out.users.end(),
+              [](const DeviceUser& a, const DeviceUser& b) { return a.pid < b.pid; });
+    return out;
+}
+
+Finding check_device_users(const std::string& device, const std::string& path, const DeviceUsers& u)
+{
+    Finding r;
+    r.id = "device.users";
+    r.device = device;
+    r.status = Status::ok;
+    std::vector<std::string> names;
+    for (const auto& p : u.users)
+        names.push_back(fmt::format("{} ({})", p.pid, p.comm));
+    r.seen = {{"path", path}, {"processes", names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))}};
+    if (!u.complete)
+        r.seen.push_back({"note", "other users' processes are not visible without root"});
+    r.summary = fmt::format("{} is open in {}{}", path,
+                            names.empty() ? std::string("no process")
+                                          : fmt::format("{} process{}: {}", names.size(),
+                                                        names.size() == 1 ? "" : "es", fmt::join(names, ", ")),
+                            u.complete ? "" : " (only this user's processes are visible: run as root to see all)");
     return r;
 }
 

@@ -29,6 +29,22 @@ DeviceFile read_device_file(const std::string& path);
 // id "device.access". `device` names the RDMA device the file belongs to.
 Finding check_device_file(const std::string& device, const DeviceFile& f);
 
+// --- processes holding a device ----------------------------------------------
+
+struct DeviceUser {
+    std::uint32_t pid = 0;
+    std::string comm;
+};
+struct DeviceUsers {
+    std::vector<DeviceUser> users;
+    bool complete = true;  // false: some /proc/PID/fd could not be read (other users' processes)
+};
+// The processes with `path` (/dev/infiniband/uverbsN) open, from /proc/*/fd.
+DeviceUsers read_device_users(const std::string& path, const std::string& proc = "/proc");
+// id "device.users" (always ok: a fact that explains a hung `rdma link
+// delete` or module unload).
+Finding check_device_users(const std::string& device, const std::string& path, const DeviceUsers& u);
+
 // --- locked memory -------------------------------------------------------------
 
 struct Memlock {
@@ -72,6 +88,8 @@ struct GidEntry {
     std::string gid;        // text
     std::string type;       // "IB/RoCE v1", "RoCE v2"
     std::string netdev;
+    std::string ipv4;          // the IPv4 address of an IPv4-mapped GID, else ""
+    bool link_local = false;   // fe80::/10
 };
 
 // id "port.gid": `wanted` from -x/--gid-index (nullopt: any usable GID).

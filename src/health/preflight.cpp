@@ -61,7 +61,8 @@ std::vector<GidEntry> gid_entries(const verbs::PortSnapshot& p)
         if (decode::gid_is_zero(bytes))
             continue;
         const auto type = decode::gid_type(static_cast<int>(g.entry.gid_type));
-        out.push_back({g.index, decode::format_gid(bytes), type.name ? *type.name : "?", g.netdev});
+        out.push_back({g.index, decode::format_gid(bytes), type.name ? *type.name : "?", g.netdev,
+                       decode::gid_ipv4(bytes).value_or(""), bytes[0] == 0xfe && (bytes[1] & 0xc0) == 0x80});
     }
     return out;
 }

@@ -143,10 +143,10 @@ TEST_CASE("port state: ACTIVE, RoCE netdev down, IB without SM, disabled, no lin
 
 TEST_CASE("gid index: valid, empty entry, out of range, and no -x on an empty RoCE table")
 {
-    const std::vector<GidEntry> valid{{0, "fe80::5054:ff:fe12:3456", "RoCE v1", "veth0"},
-                                      {1, "fe80::5054:ff:fe12:3456", "RoCE v2", "veth0"},
-                                      {2, "::ffff:10.0.0.1", "RoCE v1", "veth0"},
-                                      {3, "::ffff:10.0.0.1", "RoCE v2", "veth0"}};
+    const std::vector<GidEntry> valid{{0, "fe80::5054:ff:fe12:3456", "RoCE v1", "veth0", "", true},
+                                      {1, "fe80::5054:ff:fe12:3456", "RoCE v2", "veth0", "", true},
+                                      {2, "::ffff:10.0.0.1", "RoCE v1", "veth0", "10.0.0.1", false},
+                                      {3, "::ffff:10.0.0.1", "RoCE v2", "veth0", "10.0.0.1", false}};
     CHECK(check_gid_index("rxe0", 1, 3, valid, 1024, true).status == Status::ok);
 
     const Finding empty = check_gid_index("rxe0", 1, 7, valid, 1024, true);

@@ -1,0 +1,223 @@
+#include "src/health/port_checks.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "src/decode/port.hpp"
+#include "src/error.hpp"
+
+namespace qps::health {
+
+namespace {
+
+std::string_view port_trim(std::string_view s)
+{
+    while (!s.empty() && s.front() == ' ')
+        s.remove_prefix(1);
+    while (!s.empty() && s.back() == ' ')
+        s.remove_suffix(1);
+    return s;
+}
+
+double expect_number(std::string_view key, std::string_view value)
+{
+    double v = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec != std::errc() || end != value.data() + value.size() || !(v > 0))
+        throw UsageError(fmt::format("--expect {}={}: not a positive number", key, value));
+    return v;
+}
+
+std::string gbps_text(double g) { return std::floor(g) == g ? fmt::format("{:.0f}", g) : fmt::format("{:g}", g); }
+
+}  // namespace
+
+Expect parse_expect(std::string_view text)
+{
+    Expect e;
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        const std::string_view item = port_trim(text.substr(0, comma));
+        text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+        if (item.empty())
+            continue;
+        const auto eq = item.find('=');
+        if (eq == std::string_view::npos)
+            throw UsageError(fmt::format("--expect '{}': write KEY=VALUE (keys: {})", item, expect_keys));
+        const std::string_view key = port_trim(item.substr(0, eq));
+        const std::string_view value = port_trim(item.substr(eq + 1));
+        if (key == "rate") {
+            e.rate_gbps = expect_number(key, value);
+        } else if (key == "loopback_gbps") {
+            e.loopback_gbps = expect_number(key, value);
+        } else if (key == "mtu") {
+            std::uint32_t m = 0;
+            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), m);
+            if (ec != std::errc() || end != value.data() + value.size() || !decode::mtu_from_bytes(m))
+                throw UsageError(fmt::format("--expect mtu={}: valid are 256, 512, 1024, 2048, 4096", value));
+            e.mtu = m;
+        } else if (key == "width") {
+            std::string w(value);
+            std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::toupper(c); });
+            std::vector<std::string> names;
+            for (const auto& entry : decode::width_table)
+                names.emplace_back(entry.name);
+            if (std::find(names.begin(), names.end(), w) == names.end())
+                throw UsageError(fmt::format("--expect width={}: valid are {}", value, fmt::join(names, ", ")));
+            e.width = w;
+        } else if (key == "speed") {
+            std::string s(value);
+            std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+            std::vector<std::string> names;
+            for (const auto& entry : decode::speed_table)
+                names.emplace_back(entry.name);
+            if (std::find(names.begin(), names.end(), s) == names.end())
+                throw UsageError(fmt::format("--expect speed={}: valid are {}", value, fmt::join(names, ", ")));
+            e.speed = s;
+        } else {
+            throw UsageError(fmt::format("--expect: unknown key '{}' (keys: {})", key, expect_keys));
+        }
+    }
+    return e;
+}
+
+Finding check_link(const LinkFacts& l, const Expect& expect)
+{
+    Finding r;
+    r.id = "port.link";
+    r.device = l.device;
+    r.port = l.port;
+    const std::string rate = l.rate_gbps ? gbps_text(*l.rate_gbps) + " Gb/s" : "rate unknown";
+    r.seen = {{"width", l.width.empty() ? "?" : l.width},
+              {"speed", l.speed.empty() ? "?" : l.speed},
+              {"rate_gbps", l.rate_gbps ? gbps_text(*l.rate_gbps) : "?"},
+              {"active_mtu", std::to_string(l.active_mtu)},
+              {"max_mtu", std::to_string(l.max_mtu)}};
+    const std::string runs = fmt::format("{} port {} runs {} {} ({}), active MTU {}", l.device, l.port,
+                                         l.width.empty() ? "?" : l.width, l.speed.empty() ? "?" : l.speed, rate,
+                                         l.active_mtu);
+    std::vector<std::string> below, fixes;
+    if (expect.rate_gbps && (!l.rate_gbps || *l.rate_gbps + 1e-9 < *expect.rate_gbps)) {
+        below.push_back(fmt::format("rate {} below the expected {} Gb/s", rate, gbps_text(*expect.rate_gbps)));
+        fixes.push_back("a rate below the link's nominal one is a lane or speed that did not train: reseat or "
+                        "replace the cable or transceiver, check the switch port (ibportstate, mlxlink)");
+    }
+    if (expect.width && l.width != *expect.width) {
+        below.push_back(fmt::format("width {} instead of {}", l.width.empty() ? "?" : l.width, *expect.width));
+        if (fixes.empty())
+            fixes.push_back("a narrower width means lanes are down: reseat or replace the cable, check the "
+                            "switch port");
+    }
+    if (expect.speed && l.speed != *expect.speed) {
+        below.push_back(fmt::format("speed {} instead of {}", l.speed.empty() ? "?" : l.speed, *expect.speed));
+        if (fixes.empty())
+            fixes.push_back("the link trained at a lower speed: check the cable's rating and both ends' "
+                            "supported speeds");
+    }
+    if (expect.mtu && l.active_mtu < *expect.mtu && !l.ethernet) {
+        below.push_back(fmt::format("active MTU {} below the expected {}", l.active_mtu, *expect.mtu));
+        fixes.push_back(fmt::format("the subnet manager sets the IB MTU: check the partition's MTU (opensm "
+                                    "partitions.conf) and the switch's{}",
+                                    l.max_mtu < *expect.mtu ? fmt::format("; this port's max is {}", l.max_mtu)
+                                                            : std::string()));
+    }
+    if (below.empty()) {
+        r.status = Status::ok;
+        r.summary = runs;
+        return r;
+    }
+    r.status = Status::fail;
+    r.summary = fmt::format("{}: {}", runs, fmt::join(below, "; "));
+    r.why = "the site expects every port at this link setting (--expect); a degraded link halves or worse "
+            "the bandwidth of every job that uses it";
+    r.fix = fmt::format("{}", fmt::join(fixes, "; "));
+    return r;
+}
+
+Finding check_roce_gid(const std::string& device, std::uint32_t port, const std::vector<GidEntry>& gids,
+                       const std::string& netdev)
+{
+    Finding r;
+    r.id = "port.roce_gid";
+    r.device = device;
+    r.port = port;
+    std::vector<std::string> v2;
+    const GidEntry* routable = nullptr;
+    for (const auto& g : gids) {
+        if (g.type != "RoCE v2")
+            continue;
+        v2.push_back(fmt::format("{} {}", g.index, g.ipv4.empty() ? g.gid : g.ipv4));
+        if (!routable && !g.link_local)
+            routable = &g;
+    }
+    r.seen = {{"roce_v2_gids", v2.empty() ? "none" : fmt::format("{}", fmt::join(v2, "; "))},
+              {"netdev", netdev.empty() ? "?" : netdev}};
+    if (routable) {
+        r.status = Status::ok;
+        r.summary = fmt::format("{} port {} has a routable RoCE v2 GID: index {} ({})", device, port,
+                                routable->index, routable->ipv4.empty() ? routable->gid : routable->ipv4);
+        return r;
+    }
+    r.status = Status::warn;
+    r.summary = v2.empty() ? fmt::format("{} port {} has no RoCE v2 GID", device, port)
+                           : fmt::format("{} port {} has RoCE v2 GIDs for link-local IPv6 only", device, port);
+    r.why = "RoCE v2 GIDs come from the netdev's IP addresses; without an IPv4 or global IPv6 one, traffic "
+            "cannot be routed beyond the local segment and rdma_cm cannot resolve the port by IP";
+    r.fix = fmt::format("add an address to {}: ip addr add ADDR/LEN dev {}", netdev.empty() ? "the netdev" : netdev,
+                        netdev.empty() ? "NETDEV" : netdev);
+    return r;
+}
+
+std::uint32_t rdma_mtu_for_netdev(std::uint32_t netdev_mtu, std::uint32_t max_mtu, const std::string& driver)
+{
+    const std::uint32_t allowance = roce_header_allowance(driver);
+    std::uint32_t best = 0;
+    for (std::uint32_t m = 256; m <= 4096; m *= 2)
+        if (m + allowance <= netdev_mtu && m <= max_mtu)
+            best = m;
+    return best;
+}
+
+Finding explain_roce_mtu(const LinkFacts& l, std::uint32_t netdev_mtu, const std::string& driver,
+                         std::optional<std::uint32_t> expect_mtu)
+{
+    Finding r;
+    r.id = "port.mtu";
+    r.device = l.device;
+    r.port = l.port;
+    const std::uint32_t allowance = roce_header_allowance(driver);
+    r.seen = {{"netdev", l.netdev},
+              {"netdev_mtu", std::to_string(netdev_mtu)},
+              {"header_allowance", std::to_string(allowance)},
+              {"active_mtu", std::to_string(l.active_mtu)},
+              {"max_mtu", std::to_string(l.max_mtu)}};
+    std::string why_active = fmt::format("netdev {} MTU {} leaves {} bytes after {}'s {} header bytes", l.netdev,
+                                         netdev_mtu, netdev_mtu > allowance ? netdev_mtu - allowance : 0,
+                                         driver.empty() ? "RoCE" : driver, allowance);
+    std::string next;
+    if (l.active_mtu < l.max_mtu && l.active_mtu < 4096)
+        next = fmt::format("; netdev MTU {} would give {}", netdev_mtu_for(l.active_mtu * 2, driver),
+                           l.active_mtu * 2);
+    else
+        next = "; that is the port's largest";
+    r.summary = fmt::format("{} port {} active MTU {}: {}{}", l.device, l.port, l.active_mtu, why_active, next);
+    if (expect_mtu && l.active_mtu < *expect_mtu) {
+        r.status = Status::fail;
+        r.why = "the RDMA MTU of RoCE follows the netdev MTU; a smaller one costs bandwidth and message rate "
+                "(more packets and headers per message)";
+        r.fix = *expect_mtu > l.max_mtu
+                    ? fmt::format("the port's max MTU is {}: {} cannot be reached on this device", l.max_mtu,
+                                  *expect_mtu)
+                    : fmt::format("ip link set {} mtu {} (and the same or larger on the switch ports and the "
+                                  "peers)",
+                                  l.netdev.empty() ? "NETDEV" : l.netdev, netdev_mtu_for(*expect_mtu, driver));
+        return r;
+    }
+    r.status = Status::ok;
+    return r;
+}
+
+}  // namespace qps::health

@@ -1,0 +1,38 @@
+// The loopback self-test of one port: two RC QPs on the port connected to
+// each other in this process, a short send ping-pong between them (both
+// ends' threads here), and optionally a short RDMA write bandwidth run. The
+// same loops as ping-pong and bw; bounded in time; measures, never judges
+// (doctor's port.loopback finding does).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace qps::perf {
+
+struct LoopbackSpec {
+    std::string device;            // resolved name
+    std::uint32_t port = 1;
+    std::uint32_t messages = 100;  // ping-pong round trips after 10 of warm-up
+    std::uint32_t size = 64;
+    bool bandwidth = false;        // also RDMA write, 64 KiB messages
+    std::chrono::milliseconds bandwidth_time{1000};
+    std::chrono::milliseconds silence_limit{3000};
+};
+
+struct LoopbackResult {
+    bool ok = false;
+    std::string error;                  // why not, when !ok
+    std::uint64_t round_trips = 0;
+    double latency_p50_us = 0;          // one way (half the round trip), median
+    std::uint32_t gid_index = 0;
+    std::optional<double> write_gbps;   // with bandwidth
+    std::string bandwidth_error;
+};
+
+// Never throws for a verbs failure: it is the result.
+LoopbackResult run_loopback(const LoopbackSpec& spec);
+
+}  // namespace qps::perf

@@ -368,10 +368,13 @@ void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vect
         p.end_object();
     }
     p.end_list();
-    if (!notes.verdicts.empty() && std::any_of(notes.verdicts.begin(), notes.verdicts.end(),
-                                               [](const health::QpVerdict& v) { return v.stuck; }))
-        p.note("The failed completion of a QP in ERR is known only to its owner: see its log for the status "
+    const auto any = [&](auto pred) { return std::any_of(notes.verdicts.begin(), notes.verdicts.end(), pred); };
+    if (any([](const health::QpVerdict& v) { return v.error_state; }))
+        p.note("The failed completion of a QP in ERR or SQE is known only to its owner: see its log for the status "
                "('qpscope doctor' shows the port counters around it).");
+    if (any([](const health::QpVerdict& v) { return v.stuck && v.dest_missing; }))
+        p.note("The kernel does not end a QP whose peer is gone: its owner waits until a timeout of its own, if it "
+               "has one. Stop the owner (kill PID) or restart its peer.");
     if (notes.dest_missing)
         p.note(fmt::format("{} connected QP(s) point at a destination QP that is not on this host (a remote peer, "
                            "or a local one that is gone): 'qpscope qp list --stalled 2' shows which made no "

@@ -1,8 +1,6 @@
 // `qpscope qp list`: every QP on the host (kernel view), filtered.
 #include <algorithm>
-#include <chrono>
 #include <memory>
-#include <thread>
 
 #include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
@@ -53,14 +51,13 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
         std::vector<std::uint32_t> held;
         for (const auto& q : qp::list_held())
             held.push_back(q.qpn);
-        std::optional<std::vector<kernel::KernelQp>> before;
-        if (o->stalled > 0) {
-            before = kernel::list_kernel_qps();
-            std::this_thread::sleep_for(std::chrono::duration<double>(o->stalled));
-        }
-        auto all = kernel::list_kernel_qps();
+        // Read every 100 ms with --stalled (retransmissions move PSNs back and forth).
+        const auto readings = o->stalled > 0 ? health::read_qps_over(o->stalled)
+                                             : std::vector<std::vector<kernel::KernelQp>>{kernel::list_kernel_qps()};
+        const bool before = readings.size() > 1;
+        auto all = readings.back();
         // Judged on every QP of the host (a destination is looked up among all).
-        const auto verdicts = health::judge_qps(all, before, o->stalled);
+        const auto verdicts = health::judge_qps(readings, o->stalled);
         auto verdict_of = [&](const kernel::KernelQp& q) -> const health::QpVerdict* {
             for (const auto& v : verdicts)
                 if (v.qp.dev_name == q.dev_name && v.qp.lqpn == q.lqpn)

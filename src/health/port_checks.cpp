@@ -31,6 +31,21 @@ double expect_number(std::string_view key, std::string_view value)
     return v;
 }
 
+// `value` in upper case when a table entry has that name, else UsageError
+// naming the table's names.
+template <class Table>
+std::string expect_name(std::string_view key, std::string_view value, const Table& table)
+{
+    std::string upper(value);
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+    std::vector<std::string> names;
+    for (const auto& entry : table)
+        names.emplace_back(entry.name);
+    if (std::find(names.begin(), names.end(), upper) == names.end())
+        throw UsageError(fmt::format("--expect {}={}: valid are {}", key, value, fmt::join(names, ", ")));
+    return upper;
+}
+
 std::string gbps_text(double g) { return std::floor(g) == g ? fmt::format("{:.0f}", g) : fmt::format("{:g}", g); }
 
 }  // namespace
@@ -60,23 +75,9 @@ Expect parse_expect(std::string_view text)
                 throw UsageError(fmt::format("--expect mtu={}: valid are 256, 512, 1024, 2048, 4096", value));
             e.mtu = m;
         } else if (key == "width") {
-            std::string w(value);
-            std::transform(w.begin(), w.end(), w.begin(), [](unsigned char c) { return std::toupper(c); });
-            std::vector<std::string> names;
-            for (const auto& entry : decode::width_table)
-                names.emplace_back(entry.name);
-            if (std::find(names.begin(), names.end(), w) == names.end())
-                throw UsageError(fmt::format("--expect width={}: valid are {}", value, fmt::join(names, ", ")));
-            e.width = w;
+            e.width = expect_name(key, value, decode::width_table);
         } else if (key == "speed") {
-            std::string s(value);
-            std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-            std::vector<std::string> names;
-            for (const auto& entry : decode::speed_table)
-                names.emplace_back(entry.name);
-            if (std::find(names.begin(), names.end(), s) == names.end())
-                throw UsageError(fmt::format("--expect speed={}: valid are {}", value, fmt::join(names, ", ")));
-            e.speed = s;
+            e.speed = expect_name(key, value, decode::speed_table);
         } else {
             throw UsageError(fmt::format("--expect: unknown key '{}' (keys: {})", key, expect_keys));
         }

@@ -1,6 +1,8 @@
 #include "src/health/stuck.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <fmt/format.h>
 #include <set>
 #include <utility>
@@ -29,14 +31,48 @@ std::string owner_text(const kernel::KernelQp& q)
 
 }  // namespace
 
-std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
-                                 const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s)
+namespace {
+
+// a is after b in 24-bit PSN serial order.
+bool psn_after(std::uint32_t a, std::uint32_t b)
 {
+    const std::uint32_t d = (a - b) & 0xffffff;
+    return d != 0 && d < 0x800000;
+}
+
+// The highest of `psns` in serial order (they lie within half the space).
+std::optional<std::uint32_t> psn_high(const std::vector<std::uint32_t>& psns)
+{
+    std::optional<std::uint32_t> high;
+    for (std::uint32_t p : psns)
+        if (!high || psn_after(p, *high))
+            high = p;
+    return high;
+}
+
+// One PSN of one QP across the readings that have it, in time order.
+bool psn_progressed(const std::vector<std::uint32_t>& psns)
+{
+    if (psns.size() < 2)
+        return false;
+    const std::size_t half = psns.size() / 2;
+    const auto early = psn_high({psns.begin(), psns.begin() + static_cast<std::ptrdiff_t>(half)});
+    const auto late = psn_high({psns.begin() + static_cast<std::ptrdiff_t>(half), psns.end()});
+    return early && late && psn_after(*late, *early);
+}
+
+}  // namespace
+
+std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s)
+{
+    std::vector<QpVerdict> out;
+    if (readings.empty())
+        return out;
+    const auto& after = readings.back();
     std::set<std::pair<std::string, std::uint32_t>> present;
     for (const auto& q : after)
         present.insert({q.dev_name, q.lqpn});
 
-    std::vector<QpVerdict> out;
     for (const auto& q : after) {
         if (!q.pid)
             continue;  // the kernel's own QPs (GSI, ...)
@@ -61,14 +97,27 @@ std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
                                           "there",
                                           *q.rqpn, q.dev_name));
         }
-        if (before && q.state == state_rts) {
-            const auto it = std::find_if(before->begin(), before->end(), [&](const kernel::KernelQp& b) {
-                return b.dev_name == q.dev_name && b.lqpn == q.lqpn && b.pid == q.pid;
-            });
-            if (it != before->end() && it->state == q.state && it->sq_psn == q.sq_psn && it->rq_psn == q.rq_psn) {
+        if (readings.size() >= 2 && q.state == state_rts) {
+            // The same QP (device, QPN, owner) in RTS in every reading.
+            std::vector<std::uint32_t> sq, rq;
+            bool throughout = true;
+            for (const auto& reading : readings) {
+                const auto it = std::find_if(reading.begin(), reading.end(), [&](const kernel::KernelQp& b) {
+                    return b.dev_name == q.dev_name && b.lqpn == q.lqpn && b.pid == q.pid;
+                });
+                if (it == reading.end() || it->state != state_rts) {
+                    throughout = false;
+                    break;
+                }
+                if (it->sq_psn)
+                    sq.push_back(*it->sq_psn);
+                if (it->rq_psn)
+                    rq.push_back(*it->rq_psn);
+            }
+            if (throughout && !psn_progressed(sq) && !psn_progressed(rq)) {
                 v.no_progress = true;
-                v.notes.push_back(fmt::format("no progress in {:g} s: SQ PSN {} and RQ PSN {} did not move (idle, "
-                                              "or waiting on a peer that does not answer)",
+                v.notes.push_back(fmt::format("no progress in {:g} s: SQ PSN {} and RQ PSN {} got no further "
+                                              "(idle, or retrying towards a peer that does not answer)",
                                               interval_s, q.sq_psn.value_or(0), q.rq_psn.value_or(0)));
             }
         }
@@ -76,6 +125,31 @@ std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
         out.push_back(std::move(v));
     }
     return out;
+}
+
+std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
+                                 const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s)
+{
+    std::vector<std::vector<kernel::KernelQp>> readings;
+    if (before)
+        readings.push_back(*before);
+    readings.push_back(after);
+    return judge_qps(readings, interval_s);
+}
+
+std::vector<std::vector<kernel::KernelQp>> read_qps_over(double seconds, int every_ms)
+{
+    using clock = std::chrono::steady_clock;
+    const auto start = clock::now();
+    const auto end = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
+    std::vector<std::vector<kernel::KernelQp>> readings{kernel::list_kernel_qps()};
+    for (auto next = start + std::chrono::milliseconds(every_ms); next < end; next += std::chrono::milliseconds(every_ms)) {
+        std::this_thread::sleep_until(next);
+        readings.push_back(kernel::list_kernel_qps());
+    }
+    std::this_thread::sleep_until(end);
+    readings.push_back(kernel::list_kernel_qps());
+    return readings;
 }
 
 std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s)

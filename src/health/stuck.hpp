@@ -19,16 +19,28 @@ struct QpVerdict {
     kernel::KernelQp qp;           // as in the last sample
     bool error_state = false;      // ERR or SQE
     bool dest_missing = false;     // RC/UC in RTR/RTS whose destination QPN is on no local device
-    bool no_progress = false;      // RTS, both PSNs unchanged over the interval (needs two samples)
+    bool no_progress = false;      // RTS throughout, and neither PSN got past its earlier high mark (needs two readings)
     bool stuck = false;            // error_state, or dest_missing and no_progress
     std::vector<std::string> notes;  // plain words, one per fact above
 };
 
 // One verdict per user QP (kernel QPs such as the GSI QP are left out) of
-// `after`. `before` (nullopt: one sample only) is the earlier sample,
-// `interval_s` apart.
+// the last of `readings` (in time order, `interval_s` from first to last).
+//
+// Progress: a QP that retransmits moves its SQ PSN back to the oldest
+// unacknowledged packet and forward again, so two readings can show a
+// change without progress. A QP progressed when the highest PSN (24-bit
+// serial order) of the later half of the readings is past the highest of
+// the earlier half, for the SQ or the RQ; many readings make the highs
+// reliable, two readings compare the two values.
+std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s);
+// The same for one reading (`before` nullopt: no progress check) or two.
 std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
                                  const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s);
+
+// Reads every QP of the host every `every_ms` for `seconds` (at least two
+// readings); list_kernel_qps()'s errors pass through.
+std::vector<std::vector<kernel::KernelQp>> read_qps_over(double seconds, int every_ms = 100);
 
 // id "qp.stuck" (warn) for each stuck QP with its owner, and one "qp.summary"
 // (ok) counting what was looked at.

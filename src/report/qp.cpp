@@ -3,6 +3,7 @@
 #include <array>
 #include <fmt/format.h>
 
+#include "src/decode/counters.hpp"
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
@@ -13,38 +14,6 @@ namespace qps::report {
 namespace {
 
 using qp::Json;
-
-// Port error counters worth reading when a QP failed, with what each counts.
-// Names from the kernel's sysfs counters/ (IB PortCounters) and the
-// hw_counters/ of rxe and mlx5.
-struct ErrorCounter {
-    std::string_view name;
-    std::string_view meaning;
-};
-constexpr std::array<ErrorCounter, 22> error_counters{{
-    {"retry_exceeded_err", "requests that ended in transport retry counter exceeded"},
-    {"retry_rnr_exceeded_err", "requests that ended in RNR retry counter exceeded"},
-    {"completer_retry_err", "retries the requester made after an ACK timeout"},
-    {"rcvd_rnr_err", "RNR NAKs received (peer had no receive posted)"},
-    {"send_rnr_err", "RNR NAKs sent (this side had no receive posted)"},
-    {"rcvd_seq_err", "sequence-error NAKs received (PSN mismatch or lost packets)"},
-    {"out_of_seq_request", "requests received with an unexpected PSN"},
-    {"duplicate_request", "duplicate requests received (the peer retried)"},
-    {"send_err", "packets the device failed to send"},
-    {"link_downed", "times the link went down"},
-    {"local_ack_timeout_err", "ACK timeouts on this side's requests"},
-    {"rnr_nak_retry_err", "requests that ended in RNR retry counter exceeded"},
-    {"out_of_sequence", "packets received out of sequence"},
-    {"packet_seq_err", "NAK sequence errors received"},
-    {"implied_nak_seq_err", "implied NAK sequence errors (read/atomic responses lost)"},
-    {"req_cqe_error", "requester completions with an error"},
-    {"resp_cqe_error", "responder completions with an error"},
-    {"symbol_error", "physical symbol errors on the link"},
-    {"link_error_recovery", "link error recoveries"},
-    {"port_rcv_errors", "packets received with errors"},
-    {"port_xmit_discards", "packets discarded on send (port down or congested)"},
-    {"local_link_integrity_errors", "local link integrity errors"},
-}};
 
 // What to check after a completion error, by status.
 struct Advice {
@@ -137,9 +106,8 @@ Diagnosis diagnose(const QpReport& r, const Json& held)
     for (const char* dir : {"counters", "hw_counters"}) {
         const auto set = kernel::read_port_counters(r.device, r.port, dir);
         for (const auto& c : set.counters)
-            for (const auto& e : error_counters)
-                if (e.name == c.name && c.value)
-                    d.error_counters.push_back({c.name, *c.value, e.meaning});
+            if (const auto e = decode::error_counter(c.name); e && c.value)
+                d.error_counters.push_back({c.name, *c.value, e->meaning});
     }
     return d;
 }

@@ -137,6 +137,8 @@ run "$q" --json qp list
 expect_rc 0; expect_valid qp-list
 run "$q" --json qp list --held
 expect_rc 0; expect_valid qp-list
+run "$q" --json qp list --stalled 0.5
+expect_rc 0; expect_valid qp-list
 run "$q" --json qp post "$P1" --op send -s 64
 expect_rc 0; expect_valid qp-post
 expect_true "send: the peer's completion too" test "$(sch_jq '.post.peer_completion.opcode.name')" = RECV
@@ -200,6 +202,15 @@ for args in "-n 200 -s 4096" "--bidir --op send -n 200 -s 1024:2048" "--op read 
   expect_valid bw
   expect_valid_file bw "$sch_tmp/server.json"
 done
+
+case_ "schemas: doctor, healthy and failing"
+run timeout 120 "$q" --json doctor
+expect_rc 0; expect_valid doctor
+run timeout 120 "$q" --json doctor -d rxe0 -p 1 --no-loopback --expect rate=400 --interval 0.5 --strict
+expect_rc 1; expect_valid doctor
+expect_true "not healthy, port.link failed" test "$(sch_jq '.healthy'),$(sch_jq '[.findings[] | select(.id == "port.link") | .status] | join(",")')" = "false,fail"
+run "$q" --json doctor --expect bogus=1
+expect_rc 2; expect_valid error
 
 case_ "schemas: error documents"
 run "$q" --json ports -d nosuch

@@ -79,7 +79,7 @@ TEST_CASE("the peer was killed: destination gone and no progress is stuck; eithe
     REQUIRE(v.size() == 1);
     CHECK(v[0].stuck);
     CHECK(v[0].no_progress);
-    CHECK(contains(v[0].notes[1], "no progress in 2 s: SQ PSN 100 and RQ PSN 100 did not move"));
+    CHECK(contains(v[0].notes[1], "no progress in 2 s: SQ PSN 100 and RQ PSN 100 got no further"));
 
     const auto f = qp_findings(v, 2.0);
     REQUIRE(f.size() == 2);
@@ -110,4 +110,34 @@ TEST_CASE("ERR and SQE are stuck on one sample, whoever the peer")
     CHECK(u[0].stuck);
     CHECK(contains(u[0].notes[0], "in SQE"));
     CHECK_FALSE(u[0].dest_missing);
+}
+
+TEST_CASE("progress is the PSN's high mark moving on: retransmissions going back and forth are not progress")
+{
+    auto at = [](std::uint32_t sq, std::uint32_t rq) {
+        KernelQp q = user_qp(0x11, 3, 0x12, 0);
+        q.sq_psn = sq;
+        q.rq_psn = rq;
+        return std::vector<KernelQp>{q};
+    };
+    // A retry loop between the oldest unacknowledged PSN (1000) and the next (1128).
+    const std::vector<std::vector<KernelQp>> retrying{at(1128, 7), at(1000, 7), at(1064, 7), at(1128, 7),
+                                                      at(1010, 7), at(1128, 7)};
+    const auto r = judge_qps(retrying, 0.5);
+    REQUIRE(r.size() == 1);
+    CHECK(r[0].no_progress);
+    CHECK(r[0].stuck);
+
+    // Real traffic: the high mark moves on, across the 24-bit wrap too.
+    const std::vector<std::vector<KernelQp>> moving{at(0xfffff0, 7), at(0xfffffa, 7), at(0x000010, 7),
+                                                    at(0x000100, 7)};
+    CHECK_FALSE(judge_qps(moving, 0.5)[0].no_progress);
+    // Only the RQ moves (a receiver): progress.
+    const std::vector<std::vector<KernelQp>> receiving{at(5, 100), at(5, 200)};
+    CHECK_FALSE(judge_qps(receiving, 0.5)[0].no_progress);
+    // Two readings, the second back behind the first (a retransmission): no progress.
+    CHECK(judge_qps(at(1000, 7), at(1128, 7), 1.0)[0].no_progress);
+    // A QP that was not in RTS in every reading is not judged.
+    KernelQp rtr = user_qp(0x11, 2, 0x12, 0);
+    CHECK_FALSE(judge_qps({{rtr}, at(5, 5)}, 1.0)[0].no_progress);
 }

@@ -1,0 +1,85 @@
+// `qpscope doctor`: what is wrong with this host, and what to do about it.
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+#include "commands/app.hpp"
+#include "commands/option_values.hpp"
+#include "commands/qp/qp.hpp"
+#include "formatters/doctor.hpp"
+#include "src/error.hpp"
+#include "src/health/doctor.hpp"
+
+namespace qps::cli {
+
+namespace {
+
+struct DoctorFlags {
+    std::string device;
+    std::uint32_t port = 0;
+    std::string expect;
+    double interval = 1.0;
+    bool no_loopback = false;
+    bool loopback_bw = false;
+    bool strict = false;
+};
+
+}  // namespace
+
+void register_doctor(CLI::App& app, const GlobalOptions& global)
+{
+    auto f = std::make_shared<DoctorFlags>();
+    CLI::App* cmd = app.add_subcommand(
+        "doctor",
+        "Check this host as an RDMA engineer would: kernel modules and devices, device access, locked memory, every "
+        "port (state, link against --expect, GIDs, RoCE address and MTU), error counters over --interval, stuck QPs "
+        "of every process, a loopback self-test per ACTIVE port. Says what was seen, why it matters and the fix. "
+        "Exit 0 healthy, 1 something failed (or warned, with --strict), 2 bad usage");
+    cmd->add_option("-d,--device", f->device, "Only this device (e.g. mlx5_0, rxe0)")->type_name(value_type::device);
+    cmd->add_option("-p,--port", f->port, "Only this port number (1-based)")
+        ->check(CLI::Range(1u, 255u))
+        ->type_name(value_type::port);
+    cmd->add_option("--expect", f->expect,
+                    "What every checked port must reach, comma list of KEY=VALUE: rate=GBPS (nominal, as ibstat), "
+                    "mtu=BYTES, width=4X, speed=NDR, loopback_gbps=GBPS (with --loopback-bw); e.g. "
+                    "rate=400,mtu=4096,width=4X")
+        ->type_name("LIST");
+    cmd->add_option("--interval", f->interval,
+                    "Seconds between the two readings of the error counters and QP PSNs (default 1)")
+        ->check(CLI::Range(0.1, 3600.0))
+        ->type_name("SECONDS");
+    cmd->add_flag("--no-loopback", f->no_loopback, "Skip the loopback self-test (it creates two QPs per port)");
+    cmd->add_flag("--loopback-bw", f->loopback_bw,
+                  "Also run a 1 s RDMA write bandwidth test in the loopback, against --expect loopback_gbps=");
+    cmd->add_flag("--strict", f->strict, "Warnings fail too (exit 1)");
+    cmd->callback([f, &global] {
+        health::DoctorOptions o;
+        o.device = f->device;
+        if (f->port != 0)
+            o.port = f->port;
+        o.expect = health::parse_expect(f->expect);
+        if (o.expect.loopback_gbps && !f->loopback_bw)
+            throw UsageError("--expect loopback_gbps= needs --loopback-bw");
+        if (f->no_loopback && f->loopback_bw)
+            throw UsageError("--loopback-bw and --no-loopback exclude each other");
+        o.interval_s = f->interval;
+        o.loopback = !f->no_loopback;
+        o.loopback_bw = f->loopback_bw;
+        const bool show_progress = ::isatty(STDERR_FILENO) && !global.json;
+        o.progress = [&](const std::string& what) {
+            if (show_progress)
+                global.info("doctor: " + what);  // none under --quiet
+        };
+        const health::DoctorReport report = health::run_doctor(o);
+        if (global.quiet && !global.json) {
+            for (const auto& line : fmt_out::doctor_failure_lines(report, f->strict))
+                std::cout << line << '\n';
+        } else {
+            emit(global, "doctor", [&](fmt_out::Printer& p) { fmt_out::render_doctor(report, f->strict, p); });
+        }
+        if (const int rc = health::doctor_exit_code(report, f->strict); rc != 0)
+            throw ReportedFailure{rc};
+    });
+}
+
+}  // namespace qps::cli

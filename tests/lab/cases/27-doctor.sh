@@ -1,0 +1,122 @@
+# Lab cases: `qpscope doctor` on a healthy lab, then on faults made for real
+# (veth0 down, an MTU below --expect then raised for real, uverbs0 at 0600,
+# a low memlock limit, a perftest pair whose server is SIGKILLed), and the
+# stuck QP that leaves, as `qp list --stalled` shows it. Sourced by
+# tests/lab/run-all.
+
+doc_ids() { jq -r '[.findings[].id] | unique | join(" ")' <<<"$out"; }
+doc_status() { jq -r --arg id "$1" '[.findings[] | select(.id == $id) | .status] | unique | join(",")' <<<"$out"; }
+doc_field() { jq -r --arg id "$1" --arg f "$2" '[.findings[] | select(.id == $id) | .[$f]] | join(" | ")' <<<"$out"; }
+
+case_ "doctor: a healthy lab, without -d and with it"
+run timeout 120 "$q" doctor
+expect_rc 0
+expect_out_has "rxe0 port 1"
+expect_out_has "0 failed"
+expect_out_has ": healthy"
+expect_out_has "loopback self-test on rxe0 port 1: 100 RC send round trips"
+run timeout 120 "$q" --json doctor -d rxe0
+expect_rc 0
+for id in kernel.modules devices.present device.rdma_cm device.access device.users memlock port.state port.link port.gid \
+          port.roce_gid port.mtu port.counters qp.summary port.loopback; do
+  expect_true "finding $id present" grep -qw -- "$id" <<<"$(doc_ids)"
+done
+expect_true "healthy, no failure (got $(jq -c .counts <<<"$out"))" test "$(jq -r '.healthy and .counts.fail == 0' <<<"$out")" = true
+expect_true "port.mtu explains 1024 from veth0's 1500 (got $(doc_field port.mtu summary))" \
+  grep -qF "active MTU 1024: netdev veth0 MTU 1500 leaves 1420 bytes after rxe's 80 header bytes; netdev MTU 2128 would give 2048" <<<"$(doc_field port.mtu summary)"
+expect_true "the RoCE v2 GID with 192.0.2.1 is found" grep -qF "192.0.2.1" <<<"$(doc_field port.roce_gid summary)"
+expect_true "rxe has no counters/: skipped, said so" grep -qF "not supported by this driver" <<<"$(doc_field port.counters summary)"
+run timeout 120 "$q" --quiet doctor
+expect_rc 0
+expect_true "--quiet on a healthy host prints nothing (got '$out')" test -z "$out"
+
+case_ "doctor: usage errors exit 2 with one line"
+run "$q" doctor --expect speed=fast
+expect_rc 2; expect_err_lines 1; expect_err_has "--expect speed=fast: valid are SDR"
+run "$q" doctor -d rxe9
+expect_rc 2; expect_err_has "unknown device 'rxe9'"
+run "$q" doctor --expect loopback_gbps=5
+expect_rc 2; expect_err_has "needs --loopback-bw"
+
+case_ "doctor --expect: a link below it fails; raising the netdev MTU as the fix says makes it pass"
+run timeout 120 "$q" --quiet doctor --no-loopback --expect rate=400,mtu=2048
+expect_rc 1
+expect_out_has "FAIL port.link rxe0 port 1: rxe0 port 1 runs"
+expect_out_has "below the expected 400 Gb/s"
+expect_out_has "FAIL port.mtu rxe0 port 1:"
+expect_out_has "fix: ip link set veth0 mtu 2128"
+expect_true "one line per failure: 2 lines (got $(grep -c . <<<"$out"))" test "$(grep -c . <<<"$out")" = 2
+ip link set veth0 mtu 2128
+eventually 10 bash -c '"$1" --json ports | jq -e ".devices[0].ports[0].active_mtu.bytes == 2048"' _ "$q"
+run timeout 120 "$q" --quiet doctor --no-loopback --expect mtu=2048
+expect_rc 0
+expect_true "nothing printed once the MTU is raised (got '$out')" test -z "$out"
+ip link set veth0 mtu 1500
+eventually 10 bash -c '"$1" --json ports | jq -e ".devices[0].ports[0].active_mtu.bytes == 1024"' _ "$q"
+
+case_ "doctor: veth0 down fails the port with the fix, and skips the self-test"
+ip link set veth0 down
+eventually 10 bash -c '"$1" --json ports | jq -e ".devices[0].ports[0].state.name == \"DOWN\""' _ "$q"
+run timeout 120 "$q" --json doctor
+expect_rc 1
+expect_true "port.state fail" test "$(doc_status port.state)" = fail
+expect_true "the fix brings veth0 up" grep -qF "ip link set veth0 up" <<<"$(doc_field port.state fix)"
+expect_true "loopback skipped" test "$(doc_status port.loopback)" = skipped
+run timeout 120 "$q" --quiet doctor
+expect_rc 1
+expect_out_has "FAIL port.state rxe0 port 1: rxe0 port 1 is DOWN (physical state DISABLED), netdev veth0 is down; fix: bring the netdev up: ip link set veth0 up"
+ip link set veth0 up
+eventually 20 bash -c '"$1" --json ports | jq -e ".devices[0].ports[0].state.name == \"ACTIVE\""' _ "$q"
+
+case_ "doctor as a user who cannot open uverbs0, or whose memlock limit is low"
+chmod 0600 /dev/infiniband/uverbs0
+run timeout 120 setpriv --reuid=65534 --regid=65534 --clear-groups -- "$q" --quiet doctor
+expect_rc 1
+expect_out_has "FAIL device.access rxe0: /dev/infiniband/uverbs0 (mode 0600 root:root) cannot be opened read-write by nobody"
+expect_out_has "chmod 0666 /dev/infiniband/uverbs0"
+chmod 0666 /dev/infiniband/uverbs0
+run timeout 120 bash -c 'ulimit -l 64; exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$1" --json doctor --no-loopback' _ "$q"
+expect_rc 1
+expect_true "memlock fails (got $(doc_status memlock))" test "$(doc_status memlock)" = fail
+expect_true "it names 64 KiB and limits.conf" bash -c 'grep -qF "is 64 KiB" <<<"$1" && grep -qF "limits.conf" <<<"$2"' _ \
+  "$(doc_field memlock summary)" "$(doc_field memlock fix)"
+expect_true "not root: device.users says only this user's processes are visible" \
+  grep -qF "run as root to see all" <<<"$(doc_field device.users summary)"
+
+case_ "a perftest pair whose server is SIGKILLed: the survivor's QP is stuck, with its owner"
+timeout 90 ib_write_bw -d rxe0 -x 1 -D 60 >/dev/null 2>&1 &
+pt_server=$!
+sleep 2
+timeout 90 ib_write_bw -d rxe0 -x 1 -D 60 127.0.0.1 >/dev/null 2>&1 &
+pt_client=$!
+eventually 30 bash -c '[ "$(rdma resource show qp | grep -c ib_write_bw)" = 2 ]'
+sleep 2
+pkill -9 -P "$pt_server"
+eventually 10 bash -c '[ "$(rdma resource show qp | grep -c ib_write_bw)" = 1 ]'
+survivor=$(pgrep -P "$pt_client" ib_write_bw)
+# The survivor's PSNs move on for a moment after the kill (its send queue
+# fills); once full, they stop.
+for _ in 1 2 3 4 5 6 7 8; do
+  run timeout 60 "$q" qp list --stalled 2
+  grep -q STUCK <<<"$out" && break
+done
+expect_rc 0
+expect_out_has "1 QP(s) without progress in 2 s, or in ERR/SQE"
+expect_out_has "pid $survivor (ib_write_bw): STUCK"
+expect_out_has "is not on rxe0: if its peer ran on this host, it is gone"
+expect_out_has "The kernel does not end a QP whose peer is gone"
+run timeout 60 "$q" --json qp list --stalled 2
+expect_true "JSON: one verdict, stuck, dest_missing and no_progress" \
+  test "$(jq -c '[.verdicts[] | [.stuck, .dest_missing, .no_progress]]' <<<"$out")" = "[[true,true,true]]"
+run timeout 120 "$q" --json doctor --no-loopback --interval 2
+expect_rc 0
+expect_true "qp.stuck warns with the owner (got $(doc_field qp.stuck summary))" \
+  grep -qF "of pid $survivor (ib_write_bw) is stuck: destination QP" <<<"$(doc_field qp.stuck summary)"
+expect_true "the retries of the survivor show in the counters (got $(doc_field port.counters summary))" \
+  grep -qF "completer_retry_err rose by" <<<"$(doc_field port.counters summary)"
+run timeout 120 "$q" --quiet doctor --no-loopback --strict --interval 2
+expect_rc 1
+expect_out_has "WARN qp.stuck rxe0 port 1: QP"
+kill -9 "$survivor" 2>/dev/null
+wait "$pt_client" "$pt_server" 2>/dev/null
+eventually 10 bash -c '! rdma resource show qp | grep -q ib_write_bw'

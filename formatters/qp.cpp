@@ -368,6 +368,18 @@ void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vect
         p.end_object();
     }
     p.end_list();
+    if (notes.stalled_s) {
+        p.begin_list("port_counters", notes.port_counters.empty() ? "" : "port error counters meanwhile");
+        for (const auto& f : notes.port_counters) {
+            p.begin_object("", "");
+            p.datum("device", f.device);
+            p.datum("port", f.port ? Value(u64{*f.port}) : Value(nullptr));
+            p.datum("status", std::string(health::status_name(f.status)));
+            p.field("summary", fmt::format("{} port {}", f.device, f.port.value_or(0)), f.summary);
+            p.end_object();
+        }
+        p.end_list();
+    }
     const auto any = [&](auto pred) { return std::any_of(notes.verdicts.begin(), notes.verdicts.end(), pred); };
     if (any([](const health::QpVerdict& v) { return v.error_state; }))
         p.note("The failed completion of a QP in ERR or SQE is known only to its owner: see its log for the status "

@@ -21,6 +21,7 @@ struct QpListNotes {
     std::vector<health::QpVerdict> verdicts;  // the QPs to say something about, in table order
     std::optional<double> stalled_s;          // --stalled: the sampling interval
     std::size_t dest_missing = 0;             // without --stalled: connected QPs whose destination is not local
+    std::vector<health::Finding> port_counters;  // --stalled: the counters of ports with a stuck QP
 };
 // The kernel's view of QPs (any process); `held` marks those this user's holder holds.
 void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vector<std::uint32_t>& held, Printer& p,

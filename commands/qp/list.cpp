@@ -51,13 +51,19 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
         std::vector<std::uint32_t> held;
         for (const auto& q : qp::list_held())
             held.push_back(q.qpn);
-        // Read every 100 ms with --stalled (retransmissions move PSNs back and forth).
-        const auto readings = o->stalled > 0 ? health::read_qps_over(o->stalled)
-                                             : std::vector<std::vector<kernel::KernelQp>>{kernel::list_kernel_qps()};
-        const bool before = readings.size() > 1;
-        auto all = readings.back();
-        // Judged on every QP of the host (a destination is looked up among all).
-        const auto verdicts = health::judge_qps(readings, o->stalled);
+        // With --stalled: read every 100 ms (retransmissions move PSNs back
+        // and forth) and the port counters around it. Judged on every QP of
+        // the host (a destination is looked up among all), then filtered.
+        health::QpWatch watch;
+        if (o->stalled > 0) {
+            watch = health::watch_qps(o->stalled);
+        } else {
+            watch.readings = {kernel::list_kernel_qps()};
+            watch.verdicts = health::judge_qps(watch.readings, 0);
+        }
+        const bool before = watch.readings.size() > 1;
+        auto all = watch.readings.back();
+        const auto& verdicts = watch.verdicts;
         auto verdict_of = [&](const kernel::KernelQp& q) -> const health::QpVerdict* {
             for (const auto& v : verdicts)
                 if (v.qp.dev_name == q.dev_name && v.qp.lqpn == q.lqpn)
@@ -76,8 +82,10 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
                    (o->held_only && !is_held);
         });
         fmt_out::QpListNotes notes;
-        if (before)
+        if (before) {
             notes.stalled_s = o->stalled;
+            notes.port_counters = watch.port_counters;
+        }
         for (const auto& q : all) {
             const auto* v = verdict_of(q);
             if (!v)

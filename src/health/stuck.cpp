@@ -8,6 +8,8 @@
 #include <utility>
 
 #include "src/decode/qp.hpp"
+#include "src/health/counter_checks.hpp"
+#include "src/kernel/sysfs.hpp"
 
 namespace qps::health {
 
@@ -150,6 +152,42 @@ std::vector<std::vector<kernel::KernelQp>> read_qps_over(double seconds, int eve
     std::this_thread::sleep_until(end);
     readings.push_back(kernel::list_kernel_qps());
     return readings;
+}
+
+QpWatch watch_qps(double seconds)
+{
+    struct PortCounters {
+        std::string device;
+        std::uint32_t port;
+        kernel::CounterSet counters, hw_counters;
+    };
+    std::vector<PortCounters> ports;
+    for (const auto& q : kernel::list_kernel_qps()) {
+        if (!q.pid || q.port == 0)
+            continue;
+        if (std::none_of(ports.begin(), ports.end(),
+                         [&](const PortCounters& p) { return p.device == q.dev_name && p.port == q.port; }))
+            ports.push_back({q.dev_name, q.port, kernel::read_port_counters(q.dev_name, q.port, "counters"),
+                             kernel::read_port_counters(q.dev_name, q.port, "hw_counters")});
+    }
+    QpWatch w;
+    w.readings = read_qps_over(seconds);
+    w.verdicts = judge_qps(w.readings, seconds);
+    for (const auto& p : ports) {
+        const bool has_stuck = std::any_of(w.verdicts.begin(), w.verdicts.end(), [&](const QpVerdict& v) {
+            return v.stuck && v.qp.dev_name == p.device && v.qp.port == p.port;
+        });
+        if (!has_stuck)
+            continue;
+        for (const char* subdir : {"counters", "hw_counters"}) {
+            const auto& before = std::string_view(subdir) == "counters" ? p.counters : p.hw_counters;
+            const auto after = kernel::read_port_counters(p.device, p.port, subdir);
+            for (auto& f : rising_counter_findings(p.device, p.port, before, after, subdir, seconds))
+                if (f.status != Status::skipped)
+                    w.port_counters.push_back(std::move(f));
+        }
+    }
+    return w;
 }
 
 std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s)

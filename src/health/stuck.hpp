@@ -42,6 +42,17 @@ std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
 // readings); list_kernel_qps()'s errors pass through.
 std::vector<std::vector<kernel::KernelQp>> read_qps_over(double seconds, int every_ms = 100);
 
+// `qp list --stalled`: the QPs read every 100 ms for `seconds`, their
+// verdicts, and what the error counters of each port with a stuck QP did
+// meanwhile (the kernel cannot tell a QP's failed completion; its port's
+// counters say what happened around it).
+struct QpWatch {
+    std::vector<std::vector<kernel::KernelQp>> readings;
+    std::vector<QpVerdict> verdicts;
+    std::vector<Finding> port_counters;  // port.counters findings of ports with a stuck QP
+};
+QpWatch watch_qps(double seconds);
+
 // id "qp.stuck" (warn) for each stuck QP with its owner, and one "qp.summary"
 // (ok) counting what was looked at.
 std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s);

@@ -105,6 +105,8 @@ expect_out_has "1 QP(s) without progress in 2 s, or in ERR/SQE"
 expect_out_has "pid $survivor (ib_write_bw): STUCK"
 expect_out_has "is not on rxe0: if its peer ran on this host, it is gone"
 expect_out_has "The kernel does not end a QP whose peer is gone"
+expect_out_has "port error counters meanwhile"
+expect_out_has "rxe0 port 1 : completer_retry_err rose by"
 run timeout 60 "$q" --json qp list --stalled 2
 expect_true "JSON: one verdict, stuck, dest_missing and no_progress" \
   test "$(jq -c '[.verdicts[] | [.stuck, .dest_missing, .no_progress]]' <<<"$out")" = "[[true,true,true]]"

@@ -3,11 +3,14 @@
 // table is src/decode/counters.hpp). Pure; unit-tested.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "src/health/finding.hpp"
+#include "src/kernel/rdma_netlink.hpp"
 #include "src/kernel/sysfs.hpp"
 
 namespace qps::health {
@@ -20,5 +23,18 @@ namespace qps::health {
 std::vector<Finding> rising_counter_findings(const std::string& device, std::uint32_t port,
                                              const kernel::CounterSet& before, const kernel::CounterSet& after,
                                              const std::string& subdir, double interval_s);
+
+// The drivers whose RDMA device implements counter binding (ib_device_ops
+// counter_bind_qp in the kernel: mlx5_ib, ionic), by their PCI driver's
+// name. No other device ever has a per-QP counter.
+inline constexpr std::array<std::string_view, 2> qp_counter_drivers{"mlx5_core", "ionic"};
+
+// id "port.qp_counters": the per-QP counters (`rdma statistic qp`) of one
+// port read twice: skipped with "not supported by this driver" for the
+// others, ok when none is bound (with how to bind them), warn per error
+// counter that rose, naming the counter's QPs.
+std::vector<Finding> qp_counter_findings(const std::string& device, std::uint32_t port, const std::string& driver,
+                                         const std::vector<kernel::QpCounter>& before,
+                                         const std::vector<kernel::QpCounter>& after, double interval_s);
 
 }  // namespace qps::health

@@ -163,9 +163,21 @@ Finding check_rdma_cm_file(const DeviceFile& file)
 
 struct PortPlan {
     std::string device;
+    std::string driver;
     verbs::PortSnapshot snap;
     bool active = false;
 };
+
+// Per-QP counters, or nullopt (with why) when the kernel refused the dump.
+std::optional<std::vector<kernel::QpCounter>> read_qp_counters(std::string& error)
+{
+    try {
+        return kernel::list_qp_counters().counters;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return std::nullopt;
+    }
+}
 
 }  // namespace
 
@@ -238,14 +250,15 @@ DoctorReport run_doctor(const DoctorOptions& o)
                 if (const std::uint32_t mtu = netdev_mtu(state.netdev))
                     out.push_back(explain_roce_mtu(link, mtu, driver, o.expect.mtu));
             }
-            ports.push_back({d.name, p, active});
+            ports.push_back({d.name, driver, p, active});
         }
     }
 
     // 4. Counters read twice, QPs read every 100 ms in between.
     say(fmt::format("reading the counters and QPs for {:g} s", o.interval_s));
     std::vector<std::vector<kernel::KernelQp>> readings;
-    std::string qp_error;
+    std::string qp_error, qp_counter_error;
+    const auto qp_counters_before = read_qp_counters(qp_counter_error);
     try {
         readings = read_qps_over(o.interval_s);
     } catch (const std::exception& e) {
@@ -260,6 +273,16 @@ DoctorReport run_doctor(const DoctorOptions& o)
             for (auto& f : rising_counter_findings(pp.device, pp.snap.port_num, before, after, subdir, o.interval_s))
                 out.push_back(std::move(f));
         }
+    }
+    const auto qp_counters_after = read_qp_counters(qp_counter_error);
+    for (const auto& pp : ports) {
+        if (qp_counters_before && qp_counters_after)
+            for (auto& f : qp_counter_findings(pp.device, pp.snap.port_num, pp.driver, *qp_counters_before,
+                                               *qp_counters_after, o.interval_s))
+                out.push_back(std::move(f));
+        else
+            out.push_back(skipped("port.qp_counters", pp.device, pp.snap.port_num,
+                                  "per-QP counters not read: " + qp_counter_error));
     }
     if (qp_error.empty())
         for (auto& f : qp_findings(judge_qps(readings, o.interval_s), o.interval_s))

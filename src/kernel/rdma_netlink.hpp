@@ -51,6 +51,28 @@ struct KernelQp {
 // NLMSG_DONE) with that errno; OperationError on a malformed or unexpected reply.
 std::vector<KernelQp> list_kernel_qps();
 
+// A per-QP counter (`rdma statistic qp show`): counters bound to QPs, in
+// auto mode (one per QP type or pid) or bound by hand. Only drivers that
+// implement counter binding (mlx5, ionic) ever have any.
+struct QpCounter {
+    std::string dev_name;
+    std::uint32_t port = 0;
+    std::uint32_t id = 0;
+    std::uint32_t mode = 0;                 // rdma_nl_counter_mode: 0 none, 1 auto, 2 manual
+    std::optional<std::uint32_t> pid;
+    std::vector<std::uint32_t> qpns;        // the QPs bound to it
+    std::vector<std::pair<std::string, std::uint64_t>> values;  // name, value in the kernel's order
+};
+struct QpCounters {
+    std::vector<QpCounter> counters;
+    std::vector<std::string> unsupported;   // devices whose kernel refused the dump (EOPNOTSUPP, EINVAL)
+};
+// RDMA_NLDEV_CMD_STAT_GET with RDMA_NLDEV_ATTR_STAT_RES = RES_QP, dumped per
+// device; errors as list_kernel_qps().
+QpCounters list_qp_counters();
+// Parses one reply message of that dump and appends its counters.
+void parse_stat_qp_message(const nlmsghdr* nlh, std::vector<QpCounter>& out);
+
 // Parses one RDMA_NLDEV_CMD_RES_QP_GET reply message (the whole message is
 // nlh->nlmsg_len bytes) and appends its QPs to `out`. Validates the type and
 // length of every attribute it reads, skips unknown attributes, never reads

@@ -18,7 +18,7 @@ expect_out_has "loopback self-test on rxe0 port 1: 100 RC send round trips"
 run timeout 120 "$q" --json doctor -d rxe0
 expect_rc 0
 for id in kernel.modules devices.present device.rdma_cm device.access device.users memlock port.state port.link port.gid \
-          port.roce_gid port.mtu port.counters qp.summary port.loopback; do
+          port.roce_gid port.mtu port.counters port.qp_counters qp.summary port.loopback; do
   expect_true "finding $id present" grep -qw -- "$id" <<<"$(doc_ids)"
 done
 expect_true "healthy, no failure (got $(jq -c .counts <<<"$out"))" test "$(jq -r '.healthy and .counts.fail == 0' <<<"$out")" = true
@@ -26,6 +26,8 @@ expect_true "port.mtu explains 1024 from veth0's 1500 (got $(doc_field port.mtu 
   grep -qF "active MTU 1024: netdev veth0 MTU 1500 leaves 1420 bytes after rxe's 80 header bytes; netdev MTU 2128 would give 2048" <<<"$(doc_field port.mtu summary)"
 expect_true "the RoCE v2 GID with 192.0.2.1 is found" grep -qF "192.0.2.1" <<<"$(doc_field port.roce_gid summary)"
 expect_true "rxe has no counters/: skipped, said so" grep -qF "not supported by this driver" <<<"$(doc_field port.counters summary)"
+expect_true "rxe binds no per-QP counters: skipped, said so (got $(doc_field port.qp_counters summary))" \
+  grep -qF "not supported by this driver (rxe)" <<<"$(doc_field port.qp_counters summary)"
 run timeout 120 "$q" --quiet doctor
 expect_rc 0
 expect_true "--quiet on a healthy host prints nothing (got '$out')" test -z "$out"

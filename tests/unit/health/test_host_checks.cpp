@@ -151,3 +151,35 @@ TEST_CASE("the error counter table: unique names, known severities, lookups")
         CHECK_FALSE(e.check.empty());
     }
 }
+
+TEST_CASE("per-QP counters: unsupported drivers, none bound, a rise named with its QPs")
+{
+    using qps::kernel::QpCounter;
+    const auto rxe = qp_counter_findings("rxe0", 1, "rxe", {}, {}, 1.0);
+    REQUIRE(rxe.size() == 1);
+    CHECK(rxe[0].status == Status::skipped);
+    CHECK(contains(rxe[0].summary, "not supported by this driver (rxe)"));
+
+    const auto none = qp_counter_findings("mlx5_0", 1, "mlx5_core", {}, {}, 1.0);
+    REQUIRE(none.size() == 1);
+    CHECK(none[0].status == Status::ok);
+    CHECK(contains(none[0].summary, "rdma statistic qp set link mlx5_0/1 auto type on"));
+
+    QpCounter c;
+    c.dev_name = "mlx5_0";
+    c.port = 1;
+    c.id = 7;
+    c.qpns = {0x11, 0x12};
+    c.values = {{"rnr_nak_retry_err", 1}, {"np_cnp_sent", 10}, {"rx_write_requests", 100}};
+    QpCounter later = c;
+    later.values = {{"rnr_nak_retry_err", 4}, {"np_cnp_sent", 20}, {"rx_write_requests", 900}};
+    const auto rose = qp_counter_findings("mlx5_0", 1, "mlx5_core", {c}, {later}, 2.0);
+    REQUIRE(rose.size() == 1);  // congestion and traffic counters are not errors
+    CHECK(rose[0].status == Status::warn);
+    CHECK(rose[0].summary == "QP counter 7 (QPs 0x11, 0x12): rnr_nak_retry_err rose by 3 in 2 s: requests that "
+                             "ended in RNR retry counter exceeded");
+    const auto calm = qp_counter_findings("mlx5_0", 1, "mlx5_core", {c}, {c}, 2.0);
+    CHECK(calm[0].summary == "1 per-QP counter bound: no error counter rose in 2 s");
+    // Another port's counters are not this port's.
+    CHECK(contains(qp_counter_findings("mlx5_0", 2, "mlx5_core", {c}, {later}, 2.0)[0].summary, "no per-QP counter"));
+}

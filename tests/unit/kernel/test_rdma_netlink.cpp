@@ -379,3 +379,54 @@ TEST_CASE("list_kernel_qps works, or names the call that failed")
             CHECK(e.hint == "kernel without RDMA netlink support?");
     }
 }
+
+TEST_CASE("per-QP counters: a STAT_GET reply as fill_res_counter_entry() builds it")
+{
+    alignas(nlmsghdr) char buf[4096]{};
+    nlmsghdr* nlh = mnl_nlmsg_put_header(buf);
+    nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_STAT_GET);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "mlx5_0");
+    nlattr* table = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER);
+    nlattr* entry = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, 7);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_MODE, 1);  // RDMA_COUNTER_MODE_AUTO
+    mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_TYPE, 2);
+    nlattr* qps = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
+    for (std::uint32_t qpn : {0x11u, 0x12u}) {
+        nlattr* q = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, qpn);
+        mnl_attr_nest_end(nlh, q);
+    }
+    mnl_attr_nest_end(nlh, qps);
+    nlattr* hw = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+    for (auto [name, value] : {std::pair{"rnr_nak_retry_err", 3ull}, std::pair{"out_of_sequence", 0ull}}) {
+        nlattr* h = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+        mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, name);
+        mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE, value);
+        mnl_attr_nest_end(nlh, h);
+    }
+    mnl_attr_nest_end(nlh, hw);
+    mnl_attr_nest_end(nlh, entry);
+    mnl_attr_nest_end(nlh, table);
+
+    std::vector<QpCounter> out;
+    parse_stat_qp_message(nlh, out);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].dev_name == "mlx5_0");
+    CHECK(out[0].port == 1);
+    CHECK(out[0].id == 7);
+    CHECK(out[0].mode == 1);
+    CHECK(out[0].qpns == std::vector<std::uint32_t>{0x11, 0x12});
+    REQUIRE(out[0].values.size() == 2);
+    CHECK(out[0].values[0] == std::pair<std::string, std::uint64_t>{"rnr_nak_retry_err", 3});
+
+    // A device with no counter: no table, nothing appended.
+    alignas(nlmsghdr) char empty_buf[256]{};
+    nlmsghdr* empty = mnl_nlmsg_put_header(empty_buf);
+    empty->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_STAT_GET);
+    mnl_attr_put_strz(empty, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
+    parse_stat_qp_message(empty, out);
+    CHECK(out.size() == 1);
+}

@@ -28,14 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string doctor_first_line(const std::string& path)
-{
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
 // The kernel driver behind an RDMA device: the PCI driver's name, or the
 // software device's (rxe has a `parent` netdev and no PCI device).
 std::string device_driver(const std::string& device)
@@ -84,7 +76,7 @@ LinkFacts link_facts(const std::string& device, const verbs::PortSnapshot& p, co
 
 std::uint32_t netdev_mtu(const std::string& netdev)
 {
-    const std::string text = netdev.empty() ? "" : doctor_first_line("/sys/class/net/" + netdev + "/mtu");
+    const std::string text = netdev.empty() ? "" : first_line_of("/sys/class/net/" + netdev + "/mtu");
     try {
         return text.empty() ? 0 : static_cast<std::uint32_t>(std::stoul(text));
     } catch (const std::exception&) {

@@ -67,6 +67,14 @@ std::string gid_list(const std::vector<GidEntry>& valid)
 
 }  // namespace
 
+std::string first_line_of(const std::string& path)
+{
+    std::ifstream in(path);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
 // --- the device file ---------------------------------------------------------
 
 DeviceFile read_device_file(const std::string& path)

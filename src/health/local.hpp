@@ -13,6 +13,9 @@
 
 namespace qps::health {
 
+// The first line of a (sysfs) file without its newline; "" when unreadable.
+std::string first_line_of(const std::string& path);
+
 // --- the device file (/dev/infiniband/uverbsN) -----------------------------
 
 struct DeviceFile {

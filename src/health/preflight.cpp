@@ -8,18 +8,6 @@
 
 namespace qps::health {
 
-namespace {
-
-std::string first_line(const std::string& path)
-{
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
-}  // namespace
-
 std::string port_netdev(const std::string& device, const verbs::PortSnapshot& p)
 {
     for (const auto& g : p.gids)
@@ -27,12 +15,12 @@ std::string port_netdev(const std::string& device, const verbs::PortSnapshot& p)
             return g.netdev;
     // A RoCE port whose netdev has no address yet has no GID: sysfs still
     // names the netdev of GID 0.
-    return first_line(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/0", device, p.port_num));
+    return first_line_of(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/0", device, p.port_num));
 }
 
 std::string netdev_operstate(const std::string& netdev)
 {
-    return netdev.empty() ? std::string() : first_line("/sys/class/net/" + netdev + "/operstate");
+    return netdev.empty() ? std::string() : first_line_of("/sys/class/net/" + netdev + "/operstate");
 }
 
 PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p)

@@ -1,7 +1,6 @@
 #include "src/health/preflight.hpp"
 
 #include <fmt/format.h>
-#include <fstream>
 
 #include "src/decode/gid.hpp"
 #include "src/error.hpp"

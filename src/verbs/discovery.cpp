@@ -186,10 +186,10 @@ OpenDevice open_device(const std::string& name)
         names.emplace_back(ibv_get_device_name(dev));
         if (!name.empty() && names.back() != name)
             continue;
-        OpenDevice out{names.back(), dev->dev_name, Context(ibv_open_device(dev))};
-        if (!out.ctx)
-            throw_open_failure(out.name, out.uverbs, errno);
-        return out;
+        Context ctx(ibv_open_device(dev));
+        if (const int err = errno; !ctx)
+            throw_open_failure(names.back(), dev->dev_name, err);
+        return OpenDevice{names.back(), dev->dev_name, std::move(ctx)};
     }
     throw UsageError(unknown_device_message(name, names));
 }

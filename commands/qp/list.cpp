@@ -59,7 +59,7 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
             watch = health::watch_qps(o->stalled);
         } else {
             watch.readings = {kernel::list_kernel_qps()};
-            watch.verdicts = health::judge_qps(watch.readings, 0);
+            watch.verdicts = health::judge_qps(watch.readings, 0, health::cm_ids_or_none());
         }
         const bool before = watch.readings.size() > 1;
         auto all = watch.readings.back();

@@ -48,7 +48,7 @@ void register_qp_query(CLI::App& parent, const GlobalOptions& global)
                                                             "you: attributes beyond these need its owner)",
                                                             qpn, qpn, it->dev_name));
             p.field("held", "held by this user's holder", false);
-            const auto verdicts = health::judge_qps(all, std::nullopt, 0);
+            const auto verdicts = health::judge_qps(all, std::nullopt, 0, health::cm_ids_or_none());
             const auto v = std::find_if(verdicts.begin(), verdicts.end(), [&](const health::QpVerdict& x) {
                 return x.qp.lqpn == it->lqpn && x.qp.dev_name == it->dev_name;
             });

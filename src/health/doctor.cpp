@@ -277,7 +277,7 @@ DoctorReport run_doctor(const DoctorOptions& o)
                                   "per-QP counters not read: " + qp_counter_error));
     }
     if (qp_error.empty())
-        for (auto& f : qp_findings(judge_qps(readings, o.interval_s), o.interval_s))
+        for (auto& f : qp_findings(judge_qps(readings, o.interval_s, cm_ids_or_none()), o.interval_s))
             out.push_back(std::move(f));
     else
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));

@@ -65,7 +65,8 @@ bool psn_progressed(const std::vector<std::uint32_t>& psns)
 
 }  // namespace
 
-std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s)
+std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
+                                 const std::vector<kernel::KernelCmId>& cm_ids)
 {
     std::vector<QpVerdict> out;
     if (readings.empty())
@@ -124,19 +125,46 @@ std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>
             }
         }
         v.stuck = v.error_state || (v.dest_missing && v.no_progress);
+        const auto cm = std::find_if(cm_ids.begin(), cm_ids.end(), [&](const kernel::KernelCmId& c) {
+            return c.lqpn == q.lqpn && c.dev_name == q.dev_name;
+        });
+        if (cm != cm_ids.end()) {
+            v.cm_id = *cm;
+            const std::string state = kernel::cm_state_name(cm->state);
+            std::string note = fmt::format("rdma_cm: {}{}", state,
+                                           cm->src.empty() && cm->dst.empty()
+                                               ? std::string()
+                                               : fmt::format(", {} -> {}", cm->src.empty() ? "?" : cm->src,
+                                                             cm->dst.empty() ? "?" : cm->dst));
+            if (state == "DISCONNECT")
+                note += " (the connection was torn down: the peer disconnected, or its process died)";
+            else if (state == "CONNECT" && v.stuck)
+                note += " (the connection manager still counts it connected: it heard nothing from the peer)";
+            v.notes.push_back(std::move(note));
+        }
         out.push_back(std::move(v));
     }
     return out;
 }
 
 std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
-                                 const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s)
+                                 const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s,
+                                 const std::vector<kernel::KernelCmId>& cm_ids)
 {
     std::vector<std::vector<kernel::KernelQp>> readings;
     if (before)
         readings.push_back(*before);
     readings.push_back(after);
-    return judge_qps(readings, interval_s);
+    return judge_qps(readings, interval_s, cm_ids);
+}
+
+std::vector<kernel::KernelCmId> cm_ids_or_none()
+{
+    try {
+        return kernel::list_cm_ids();
+    } catch (const std::exception&) {
+        return {};
+    }
 }
 
 std::vector<std::vector<kernel::KernelQp>> read_qps_over(double seconds, int every_ms)
@@ -172,7 +200,7 @@ QpWatch watch_qps(double seconds)
     }
     QpWatch w;
     w.readings = read_qps_over(seconds);
-    w.verdicts = judge_qps(w.readings, seconds);
+    w.verdicts = judge_qps(w.readings, seconds, cm_ids_or_none());
     for (const auto& p : ports) {
         const bool has_stuck = std::any_of(w.verdicts.begin(), w.verdicts.end(), [&](const QpVerdict& v) {
             return v.stuck && v.qp.dev_name == p.device && v.qp.port == p.port;

@@ -21,6 +21,7 @@ struct QpVerdict {
     bool dest_missing = false;     // RC/UC in RTR/RTS whose destination QPN is on no local device
     bool no_progress = false;      // RTS throughout, and neither PSN got past its earlier high mark (needs two readings)
     bool stuck = false;            // error_state, or dest_missing and no_progress
+    std::optional<kernel::KernelCmId> cm_id;  // its rdma_cm ID, when it was connected through rdma_cm
     std::vector<std::string> notes;  // plain words, one per fact above
 };
 
@@ -33,10 +34,15 @@ struct QpVerdict {
 // serial order) of the later half of the readings is past the highest of
 // the earlier half, for the SQ or the RQ; many readings make the highs
 // reliable, two readings compare the two values.
-std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s);
+// `cm_ids` (from list_cm_ids()) adds each QP's rdma_cm state and addresses.
+std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
+                                 const std::vector<kernel::KernelCmId>& cm_ids = {});
 // The same for one reading (`before` nullopt: no progress check) or two.
 std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
-                                 const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s);
+                                 const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s,
+                                 const std::vector<kernel::KernelCmId>& cm_ids = {});
+// list_cm_ids(), or none when the kernel cannot say (the verdicts go on without).
+std::vector<kernel::KernelCmId> cm_ids_or_none();
 
 // Reads every QP of the host every `every_ms` for `seconds` (at least two
 // readings); list_kernel_qps()'s errors pass through.

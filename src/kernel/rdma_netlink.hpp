@@ -51,6 +51,27 @@ struct KernelQp {
 // NLMSG_DONE) with that errno; OperationError on a malformed or unexpected reply.
 std::vector<KernelQp> list_kernel_qps();
 
+// An rdma_cm ID (`rdma resource show cm_id`): the connection manager's view
+// of a connection, whose state and addresses say where a QP's connection
+// stands (its QP, when it has one, by lqpn).
+struct KernelCmId {
+    std::string dev_name;                 // empty for an ID not bound to a device yet
+    std::uint32_t port = 0;
+    std::optional<std::uint32_t> lqpn;
+    std::uint32_t port_space = 0;         // RDMA_PS_TCP 0x106, RDMA_PS_UDP 0x111, RDMA_PS_IB 0x13f, ...
+    std::uint8_t state = 0;               // the kernel's enum rdma_cm_state
+    std::string src, dst;                 // "192.0.2.1:18515", "[fe80::1]:4791", "" when unset
+    std::optional<std::uint32_t> pid;
+    std::string comm;
+};
+// Every rdma_cm ID of every device (RDMA_NLDEV_CMD_RES_CM_ID_GET, dumped per
+// device); errors as list_kernel_qps().
+std::vector<KernelCmId> list_cm_ids();
+void parse_res_cm_id_message(const nlmsghdr* nlh, std::vector<KernelCmId>& out);
+// The kernel's rdma_cm_state name ("CONNECT", "DISCONNECT", ...), as
+// iproute2's rdma names them; "UNKNOWN(n)" past the table.
+std::string cm_state_name(std::uint8_t state);
+
 // A per-QP counter (`rdma statistic qp show`): counters bound to QPs, in
 // auto mode (one per QP type or pid) or bound by hand. Only drivers that
 // implement counter binding (mlx5, ionic) ever have any.

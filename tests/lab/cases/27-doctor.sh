@@ -124,3 +124,24 @@ expect_out_has "WARN qp.stuck rxe0 port 1: QP"
 kill -9 "$survivor" 2>/dev/null
 wait "$pt_client" "$pt_server" 2>/dev/null
 eventually 10 bash -c '! rdma resource show qp | grep -q ib_write_bw'
+
+case_ "an rdma_cm pair (ib_write_bw -R) whose server is SIGKILLed: the survivor's notes give its CM state"
+timeout 90 ib_write_bw -d rxe0 -R -D 60 >/dev/null 2>&1 &
+pt_server=$!
+sleep 2
+timeout 90 ib_write_bw -d rxe0 -R -D 60 192.0.2.1 >/dev/null 2>&1 &
+pt_client=$!
+eventually 30 bash -c '[ "$(rdma resource show cm_id | grep -c "state CONNECT")" -ge 2 ]'
+sleep 2
+pkill -9 -P "$pt_server"
+eventually 10 bash -c 'rdma resource show cm_id | grep -q "state DISCONNECT"'
+for _ in 1 2 3 4 5 6 7 8; do
+  run timeout 60 "$q" qp list --stalled 2
+  grep -q STUCK <<<"$out" && break
+done
+expect_out_has "(ib_write_bw): STUCK"
+expect_out_has "rdma_cm: DISCONNECT, 192.0.2.1:"
+expect_out_has "-> 192.0.2.1:18515 (the connection was torn down: the peer disconnected, or its process died)"
+pkill -9 -P "$pt_client" 2>/dev/null
+wait "$pt_client" "$pt_server" 2>/dev/null
+eventually 10 bash -c '! rdma resource show qp | grep -q ib_write_bw'

@@ -141,3 +141,22 @@ TEST_CASE("progress is the PSN's high mark moving on: retransmissions going back
     KernelQp rtr = user_qp(0x11, 2, 0x12, 0);
     CHECK_FALSE(judge_qps({{rtr}, at(5, 5)}, 1.0)[0].no_progress);
 }
+
+TEST_CASE("a QP connected through rdma_cm carries its CM state and addresses in its notes")
+{
+    qps::kernel::KernelCmId cm;
+    cm.dev_name = "rxe0";
+    cm.lqpn = 0x20;
+    cm.state = 6;  // DISCONNECT
+    cm.src = "192.0.2.1:18515";
+    cm.dst = "192.0.2.1:40000";
+    const std::vector<KernelQp> now{user_qp(0x20, 6, 0x21, 7, 99, "ib_write_bw")};
+    const auto v = judge_qps(now, std::nullopt, 1.0, {cm});
+    REQUIRE(v.size() == 1);
+    REQUIRE(v[0].cm_id);
+    CHECK(v[0].notes.back() == "rdma_cm: DISCONNECT, 192.0.2.1:18515 -> 192.0.2.1:40000 (the connection was torn "
+                               "down: the peer disconnected, or its process died)");
+    // Another device's ID with the same QPN is not this QP's.
+    cm.dev_name = "mlx5_0";
+    CHECK_FALSE(judge_qps(now, std::nullopt, 1.0, {cm})[0].cm_id);
+}

@@ -1,4 +1,7 @@
+#include <arpa/inet.h>
 #include <cerrno>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <cstring>
 #include <doctest/doctest.h>
 #include <libmnl/libmnl.h>
@@ -429,4 +432,50 @@ TEST_CASE("per-QP counters: a STAT_GET reply as fill_res_counter_entry() builds 
     mnl_attr_put_strz(empty, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
     parse_stat_qp_message(empty, out);
     CHECK(out.size() == 1);
+}
+
+TEST_CASE("rdma_cm IDs: a RES_CM_ID_GET reply as fill_res_cm_id_entry() builds it")
+{
+    alignas(nlmsghdr) char buf[2048]{};
+    nlmsghdr* nlh = mnl_nlmsg_put_header(buf);
+    nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_CM_ID_GET);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "rxe0");
+    nlattr* table = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_CM_ID);
+    nlattr* e = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, 0x11);
+    mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_TYPE, 2);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_PS, 0x106);
+    mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_STATE, 6);  // RDMA_CM_DISCONNECT
+    sockaddr_storage src{}, dst{};
+    auto* s4 = reinterpret_cast<sockaddr_in*>(&src);
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(18515);
+    s4->sin_addr.s_addr = htonl(0xc0000201);  // 192.0.2.1
+    auto* d6 = reinterpret_cast<sockaddr_in6*>(&dst);
+    d6->sin6_family = AF_INET6;
+    d6->sin6_port = htons(4791);
+    d6->sin6_addr.s6_addr[0] = 0xfe;
+    d6->sin6_addr.s6_addr[1] = 0x80;
+    d6->sin6_addr.s6_addr[15] = 1;
+    mnl_attr_put(nlh, RDMA_NLDEV_ATTR_RES_SRC_ADDR, sizeof src, &src);
+    mnl_attr_put(nlh, RDMA_NLDEV_ATTR_RES_DST_ADDR, sizeof dst, &dst);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_PID, 777);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_CM_IDN, 3);
+    mnl_attr_nest_end(nlh, e);
+    mnl_attr_nest_end(nlh, table);
+
+    std::vector<KernelCmId> out;
+    parse_res_cm_id_message(nlh, out);
+    REQUIRE(out.size() == 1);
+    CHECK(out[0].dev_name == "rxe0");
+    CHECK(out[0].lqpn == 0x11u);
+    CHECK(out[0].port_space == 0x106);
+    CHECK(cm_state_name(out[0].state) == "DISCONNECT");
+    CHECK(out[0].src == "192.0.2.1:18515");
+    CHECK(out[0].dst == "[fe80::1]:4791");
+    CHECK(out[0].pid == 777u);
+    CHECK(cm_state_name(5) == "CONNECT");
+    CHECK(cm_state_name(99) == "UNKNOWN(99)");
 }

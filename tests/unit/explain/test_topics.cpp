@@ -1,0 +1,127 @@
+// explain's topics, both ways: number → name and name → number for every
+// enumerated topic, the duration ↔ code round trip of both timers at every
+// code, and one-line errors for unknown topics and values.
+#include <doctest/doctest.h>
+#include <string>
+
+#include "src/decode/port.hpp"
+#include "src/decode/qp.hpp"
+#include "src/error.hpp"
+#include "src/explain/topics.hpp"
+#include "unit/util.hpp"
+
+using namespace qps;
+using qps::test::contains;
+using qps::test::thrown;
+
+namespace {
+
+std::string fact_of(const explain::Explanation& e, const std::string& key)
+{
+    for (const auto& f : e.facts)
+        if (f.key == key)
+            return f.text;
+    return "<no fact " + key + ">";
+}
+
+template <class Table>
+void check_both_ways(const char* topic, const Table& table)
+{
+    for (const auto& entry : table) {
+        const auto by_number = explain::explain(topic, std::to_string(entry.value));
+        CHECK(by_number.name == entry.name);
+        const auto by_name = explain::explain(topic, std::string(entry.name));
+        CHECK(by_name.raw == entry.value);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("explain: every enumerated topic both ways, from the tables the rest of qpscope decodes with")
+{
+    check_both_ways("wc-status", decode::wc_status_table);
+    check_both_ways("wc-opcode", decode::wc_opcode_table);
+    check_both_ways("qp-state", decode::qp_state_table);
+    check_both_ways("port-state", decode::port_state_table);
+    check_both_ways("phys-state", decode::phys_state_table);
+    check_both_ways("width", decode::width_table);
+    check_both_ways("speed", decode::speed_table);
+    // Names are case-insensitive and may carry the verbs prefix.
+    CHECK(explain::explain("wc-status", "ibv_wc_retry_exc_err").raw == 12);
+    CHECK(explain::explain("qp-state", "IBV_QPS_RTS").raw == 3);
+    CHECK(explain::explain("wc-status", "0xc").name == "RETRY_EXC_ERR");
+}
+
+TEST_CASE("explain wc-status: the same meaning as qp query's diagnosis")
+{
+    const auto e = explain::explain("wc-status", "12");
+    CHECK(e.name == "RETRY_EXC_ERR");
+    CHECK(fact_of(e, "meaning") == decode::wc_status_meaning(12));
+}
+
+TEST_CASE("explain mtu, width and speed: the enum and what it stands for")
+{
+    CHECK(explain::explain("mtu", "3").name == "1024 bytes");
+    CHECK(explain::explain("mtu", "4096").raw == 5);
+    CHECK(fact_of(explain::explain("mtu", "2048"), "enum") == "IBV_MTU_2048 = 4");
+    CHECK(fact_of(explain::explain("width", "4X"), "lanes") == "4");
+    CHECK(contains(fact_of(explain::explain("speed", "NDR"), "lane_gbps"), "100 Gb/s signalling"));
+}
+
+TEST_CASE("explain timeout and rnr-timer: code → duration → the same code, at every code")
+{
+    for (int code = 0; code <= decode::max_timer_code; ++code) {
+        const auto t = explain::explain("timeout", std::to_string(code));
+        CHECK(t.raw == code);
+        if (code == 0)
+            CHECK(t.name == "infinite");
+        else
+            CHECK_MESSAGE(explain::explain("timeout", t.name).raw == code, t.name);
+        const auto r = explain::explain("rnr-timer", std::to_string(code));
+        CHECK_MESSAGE(explain::explain("rnr-timer", r.name).raw == code, r.name);
+    }
+    const auto t14 = explain::explain("timeout", "67ms", {.retry_cnt = 7, .rnr_retry = std::nullopt});
+    CHECK(t14.raw == 14);
+    CHECK(t14.name == "67.109 ms");
+    CHECK(contains(fact_of(t14, "nearest_code"), "code 14"));
+    CHECK(contains(fact_of(t14, "retry_exceeded_after"), "536.871 ms (8 attempts"));
+    CHECK(fact_of(explain::explain("rnr-timer", "12", {.retry_cnt = std::nullopt, .rnr_retry = 7}), "rnr_retry_exceeded_after") ==
+          "never: rnr-retry 7 retries forever");
+}
+
+TEST_CASE("explain retry-cnt and rnr-retry: 7 is infinite for RNR only")
+{
+    CHECK(explain::explain("rnr-retry", "7").name == "infinite");
+    CHECK(explain::explain("retry-cnt", "7").name == "7 retries");
+    CHECK(contains(fact_of(explain::explain("retry-cnt", "7"), "meaning"), "not infinite"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("retry-cnt", "8"); }), "valid: 0-7"));
+}
+
+TEST_CASE("explain qp-attr-mask: every bit by name, unknown bits kept, and back from names")
+{
+    const auto e = explain::explain("qp-attr-mask", "0x12d81");
+    CHECK(e.raw == 0x12d81);
+    CHECK(contains(e.name, "IBV_QP_STATE"));
+    CHECK(contains(e.name, "IBV_QP_AV"));
+    CHECK(contains(e.name, "IBV_QP_PATH_MTU"));
+    CHECK_FALSE(contains(e.name, "IBV_QP_DEST_QPN"));
+    CHECK(e.unknown_bits == 0);
+    CHECK(explain::explain("qp-attr-mask", "IBV_QP_STATE|IBV_QP_PORT").raw == (IBV_QP_STATE | IBV_QP_PORT));
+    CHECK(explain::explain("qp-attr-mask", "state | port").raw == (IBV_QP_STATE | IBV_QP_PORT));
+    const auto unknown = explain::explain("qp-attr-mask", "0x80000001");
+    CHECK(unknown.unknown_bits == 0x80000000u);
+    CHECK(contains(unknown.name, "0x80000000 (unknown bits)"));
+}
+
+TEST_CASE("explain: one-line errors for an unknown topic, name or value")
+{
+    CHECK(contains(thrown<UsageError>([] { explain::explain("wc-stauts", "12"); }),
+                   "unknown topic 'wc-stauts': did you mean 'wc-status'?"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("wc-status", "99"); }),
+                   "wc-status '99': not a known value; valid: 0-23"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("wc-status", "retry_exc_er"); }),
+                   "unknown wc-status 'RETRY_EXC_ER': did you mean 'RETRY_EXC_ERR'?"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("mtu", "1500"); }), "valid: 1-5, or 256"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("timeout", "2 days"); }), "timeout '2 days'"));
+    CHECK(explain::topics().size() == 13);
+}

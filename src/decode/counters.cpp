@@ -12,6 +12,9 @@ static_assert([] {
 
 std::optional<ErrorCounterInfo> error_counter(std::string_view name)
 {
+    // mlx5 in switchdev mode names the representors' Q counters vport_<name>.
+    if (name.rfind("vport_", 0) == 0)
+        name.remove_prefix(6);
     for (const auto& e : error_counter_table)
         if (e.name == name)
             return e;

@@ -104,10 +104,10 @@ inline constexpr std::array<ErrorCounterInfo, 40> error_counter_table{{
     {"resp_local_length_error", CounterSeverity::warn, "receives too small for the message that arrived",
      "the receive buffer sizes against the senders' message sizes"},
     {"req_transport_retries_exceeded", CounterSeverity::warn,
-     "requests that ended in transport retry counter exceeded (kernels from 6.3)",
+     "requests that ended in transport retry counter exceeded",
      "a peer QP that is gone or never answered: its host, its QP state, dest-qpn and dgid"},
     {"req_rnr_retries_exceeded", CounterSeverity::warn,
-     "requests that ended in RNR retry counter exceeded (kernels from 6.3)",
+     "requests that ended in RNR retry counter exceeded",
      "the peer's receive posting, min-rnr-timer, rnr-retry"},
     {"roce_adp_retrans", CounterSeverity::warn, "adaptive retransmissions (RoCE)", "packet loss on the path"},
     {"roce_slow_restart", CounterSeverity::warn, "slow restarts after retransmission timeouts (RoCE)",
@@ -118,8 +118,9 @@ inline constexpr std::array<ErrorCounterInfo, 40> error_counter_table{{
      "the fabric's congestion towards the peers"},
 }};
 
-// The entry for a counter file name; nullopt for counters that are not
-// errors (sent_pkts, rdma_sends, ...) and for names we do not know.
+// The entry for a counter file name (mlx5's switchdev vport_<name> as
+// <name>); nullopt for counters that are not errors (sent_pkts,
+// rdma_sends, ...) and for names we do not know.
 std::optional<ErrorCounterInfo> error_counter(std::string_view name);
 
 std::string_view severity_name(CounterSeverity s);

@@ -112,8 +112,15 @@ Finding check_devices_found(const std::vector<std::string>& devices, const std::
         if (!network_class(f.class_code))
             continue;
         const RdmaNicDriver* d = rdma_driver_for(f.driver);
-        if (!d && f.driver.empty() && f.vendor == 0x15b3)
-            d = rdma_driver_for("mlx5_core");  // every Mellanox network function has RDMA
+        if (!d && f.driver.empty()) {
+            const auto id = std::find_if(unbound_pci_ids.begin(), unbound_pci_ids.end(), [&](const UnboundPciId& u) {
+                return u.vendor == f.vendor && f.device >= u.device_lo && f.device <= u.device_hi;
+            });
+            if (id != unbound_pci_ids.end())
+                d = rdma_driver_for(id->nic_driver);
+            else if (f.vendor == 0x15b3)
+                d = rdma_driver_for("mlx5_core");  // every other Mellanox network function is mlx5's
+        }
         if (!d)
             continue;
         const bool nic_bound = !f.driver.empty();

@@ -39,6 +39,26 @@ inline constexpr std::array<RdmaNicDriver, 11> rdma_nic_drivers{{
     {"hfi1", "hfi1", "Intel Omni-Path HFI"},
 }};
 
+// A PCI function with no driver bound: which NIC driver its ids call for,
+// from the drivers' PCI id tables (mlx4_pci_table in mlx4/main.c; efa's and
+// hfi1's). Other Mellanox functions are mlx5's; other vendors' unbound
+// functions cannot be told apart from NICs without RDMA, and are left out.
+struct UnboundPciId {
+    std::uint16_t vendor, device_lo, device_hi;
+    std::string_view nic_driver;
+};
+inline constexpr std::array<UnboundPciId, 15> unbound_pci_ids{{
+    {0x15b3, 0x1002, 0x1010, "mlx4_core"},  // ConnectX-3 (Pro), their VFs
+    {0x15b3, 0x6340, 0x6340, "mlx4_core"},  {0x15b3, 0x634a, 0x634a, "mlx4_core"},
+    {0x15b3, 0x6354, 0x6354, "mlx4_core"},  {0x15b3, 0x6368, 0x6368, "mlx4_core"},
+    {0x15b3, 0x6372, 0x6372, "mlx4_core"},  {0x15b3, 0x6732, 0x6732, "mlx4_core"},
+    {0x15b3, 0x673c, 0x673c, "mlx4_core"},  {0x15b3, 0x6746, 0x6746, "mlx4_core"},
+    {0x15b3, 0x6750, 0x6750, "mlx4_core"},  {0x15b3, 0x675a, 0x675a, "mlx4_core"},
+    {0x15b3, 0x6764, 0x6764, "mlx4_core"},  {0x15b3, 0x676e, 0x676e, "mlx4_core"},
+    {0x1d0f, 0xefa0, 0xefa3, "efa"},        // Amazon EFA
+    {0x8086, 0x24f0, 0x24f1, "hfi1"},       // Intel Omni-Path HFI
+}};
+
 struct PciFunction {
     std::string address;           // 0000:3b:00.0
     std::uint16_t vendor = 0, device = 0;

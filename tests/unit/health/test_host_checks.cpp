@@ -102,6 +102,19 @@ TEST_CASE("devices present; none, with the NICs on the bus and what to load; non
     CHECK_FALSE(contains(f.summary, "e1000e"));
     CHECK(f.fix == "modprobe -a mlx5_ib irdma");
 
+    // Unbound functions whose ids name their driver: EFA and Omni-Path are
+    // RDMA drivers themselves; a ConnectX-3 is mlx4's, not mlx5's.
+    const std::vector<PciFunction> unbound{{"0000:10:00.0", 0x1d0f, 0xefa1, 0x020000, ""},
+                                           {"0000:20:00.0", 0x8086, 0x24f0, 0x020800, ""},
+                                           {"0000:30:00.0", 0x15b3, 0x1007, 0x020000, ""},
+                                           {"0000:40:00.0", 0x14e4, 0x16d7, 0x020000, ""}};
+    const Finding u = check_devices_found({}, unbound, loaded_of({}));
+    CHECK(contains(u.summary, "0000:10:00.0 Amazon Elastic Fabric Adapter (1d0f:efa1), no driver bound"));
+    CHECK(contains(u.summary, "0000:20:00.0 Intel Omni-Path HFI (8086:24f0), no driver bound"));
+    CHECK(contains(u.summary, "0000:30:00.0 NVIDIA/Mellanox ConnectX-3 (15b3:1007), no driver bound"));
+    CHECK_FALSE(contains(u.summary, "0000:40:00.0"));  // an unbound Broadcom function may have no RDMA
+    CHECK(u.fix == "modprobe -a efa hfi1 mlx4_core mlx4_ib");
+
     const Finding loaded = check_devices_found({}, {pci[0]}, loaded_of({"mlx5_core", "mlx5_ib"}));
     CHECK(contains(loaded.fix, "dmesg"));
 
@@ -146,6 +159,7 @@ TEST_CASE("the error counter table: unique names, known severities, lookups")
     CHECK(qps::decode::error_counter("retry_exceeded_err")->severity == qps::decode::CounterSeverity::warn);
     CHECK(qps::decode::error_counter("link_downed")->severity == qps::decode::CounterSeverity::fail);
     CHECK_FALSE(qps::decode::error_counter("sent_pkts"));
+    CHECK(qps::decode::error_counter("vport_out_of_sequence")->name == "out_of_sequence");
     for (const auto& e : qps::decode::error_counter_table) {
         CHECK_FALSE(e.meaning.empty());
         CHECK_FALSE(e.check.empty());

@@ -425,6 +425,29 @@ std::string process_name(std::uint32_t pid)
 
 // A __kernel_sockaddr_storage as the kernel puts it: "addr:port", "" when
 // the family is unset or unknown.
+// Every RDMA device (RDMA_NLDEV_CMD_GET dump).
+std::vector<Device> list_devices(RdmaNetlink& nl)
+{
+    std::vector<Device> devices;
+    nl.dump(RDMA_NLDEV_CMD_GET, std::nullopt, "RDMA_NLDEV_CMD_GET dump",
+            [&](const nlmsghdr* nlh) { devices.push_back(parse_dev_message(nlh)); });
+    return devices;
+}
+
+// Fills `comm` of the resources that carry only a pid, once per pid.
+template <class Resource>
+void name_owners(std::vector<Resource>& resources)
+{
+    std::map<std::uint32_t, std::string> names;
+    for (Resource& r : resources)
+        if (r.pid && r.comm.empty()) {
+            auto [it, fresh] = names.try_emplace(*r.pid);
+            if (fresh)
+                it->second = process_name(*r.pid);
+            r.comm = it->second;
+        }
+}
+
 std::string sockaddr_text(const nlattr* a)
 {
     const auto len = mnl_attr_get_payload_len(a);
@@ -543,16 +566,12 @@ void parse_res_cm_id_message(const nlmsghdr* nlh, std::vector<KernelCmId>& out)
 std::vector<KernelCmId> list_cm_ids()
 {
     RdmaNetlink nl;
-    std::vector<Device> devices;
-    nl.dump(RDMA_NLDEV_CMD_GET, std::nullopt, "RDMA_NLDEV_CMD_GET dump",
-            [&](const nlmsghdr* nlh) { devices.push_back(parse_dev_message(nlh)); });
+    const std::vector<Device> devices = list_devices(nl);
     std::vector<KernelCmId> ids;
     for (const Device& dev : devices)
         nl.dump(RDMA_NLDEV_CMD_RES_CM_ID_GET, dev.index, "RDMA_NLDEV_CMD_RES_CM_ID_GET dump (" + dev.name + ")",
                 [&](const nlmsghdr* nlh) { parse_res_cm_id_message(nlh, ids); });
-    for (KernelCmId& id : ids)
-        if (id.pid && id.comm.empty())
-            id.comm = process_name(*id.pid);
+    name_owners(ids);
     return ids;
 }
 
@@ -590,9 +609,7 @@ void parse_stat_qp_message(const nlmsghdr* nlh, std::vector<QpCounter>& out)
 QpCounters list_qp_counters()
 {
     RdmaNetlink nl;
-    std::vector<Device> devices;
-    nl.dump(RDMA_NLDEV_CMD_GET, std::nullopt, "RDMA_NLDEV_CMD_GET dump",
-            [&](const nlmsghdr* nlh) { devices.push_back(parse_dev_message(nlh)); });
+    const std::vector<Device> devices = list_devices(nl);
     QpCounters out;
     for (const Device& dev : devices) {
         try {
@@ -639,9 +656,7 @@ std::vector<KernelQp> list_kernel_qps()
     RdmaNetlink nl;
 
     // 1. Every RDMA device: the kernel dumps QPs of one device per request.
-    std::vector<Device> devices;
-    nl.dump(RDMA_NLDEV_CMD_GET, std::nullopt, "RDMA_NLDEV_CMD_GET dump",
-            [&](const nlmsghdr* nlh) { devices.push_back(parse_dev_message(nlh)); });
+    const std::vector<Device> devices = list_devices(nl);
 
     // 2. Each device's QPs, kernel-owned and user ones alike.
     std::vector<KernelQp> qps;
@@ -650,14 +665,7 @@ std::vector<KernelQp> list_kernel_qps()
                 [&](const nlmsghdr* nlh) { parse_res_qp_message(nlh, qps); });
 
     // 3. User QPs carry only a pid: name the process as `rdma` does.
-    std::map<std::uint32_t, std::string> names;
-    for (KernelQp& qp : qps)
-        if (qp.pid && qp.comm.empty()) {
-            auto [it, fresh] = names.try_emplace(*qp.pid);
-            if (fresh)
-                it->second = process_name(*qp.pid);
-            qp.comm = it->second;
-        }
+    name_owners(qps);
     return qps;
 }
 

@@ -43,6 +43,11 @@ CLI::Validator one_of(std::vector<std::string> words)
     return v;
 }
 
+CLI::Validator suggest_words(std::vector<std::string> words)
+{
+    return CLI::Validator([](std::string&) { return std::string{}; }, braced(words), std::string(suggest_name));
+}
+
 CLI::Validator comma_list_of(std::vector<std::string> words)
 {
     return CLI::Validator([](std::string&) { return std::string{}; }, braced(words), std::string(comma_list_name));

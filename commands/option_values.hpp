@@ -30,6 +30,7 @@ inline constexpr const char* host = "HOST";      // a host name
 // Validator names the completions look for.
 inline constexpr std::string_view one_of_name = "one-of";
 inline constexpr std::string_view comma_list_name = "comma-list";
+inline constexpr std::string_view suggest_name = "suggest";
 
 // Exactly one of `words`, in any case; the value becomes the word as listed
 // (register it with ->transform(), as ->check() may not change the value).
@@ -37,6 +38,11 @@ inline constexpr std::string_view comma_list_name = "comma-list";
 // the words and the closest one ("--op: 'sned' is not one of send, write,
 // read; did you mean 'send'?").
 CLI::Validator one_of(std::vector<std::string> words);
+
+// Words the completions offer for a value that may also be something else
+// (`explain wc-status` takes RETRY_EXC_ERR or 12): recorded for --help and
+// the completions only, checked by the command.
+CLI::Validator suggest_words(std::vector<std::string> words);
 
 // A comma-separated list of `words`: recorded for --help and the completions
 // only; the command's own parser checks the list (it knows more forms, such

@@ -372,6 +372,33 @@ inline constexpr std::array<WcStatusEntry, 24> wc_status_table{{
 }};
 static_assert(wc_status_table.size() == IBV_WC_TM_RNDV_INCOMPLETE + 1, "every ibv_wc_status");
 
+// What to check after a completion error, by status (`qp query`'s diagnosis
+// and `explain wc-status`), most likely first; ';'-separated.
+struct WcStatusChecks {
+    int status;
+    std::string_view checks;
+};
+inline constexpr std::array<WcStatusChecks, 8> wc_status_checks_table{{
+    {IBV_WC_RETRY_EXC_ERR, "is the peer QP still there and in RTR/RTS?;does dest-qpn name the peer's QPN?;does "
+                           "dgid name the peer's GID and sgid-index a GID of the same type (RoCE v2) on this "
+                           "port?;is the path MTU at most both ports' active MTU?;do this sq-psn and the peer's "
+                           "rq-psn agree?;is the link up on both sides?"},
+    {IBV_WC_RNR_RETRY_EXC_ERR, "does the peer post receives before sends arrive?;raise the peer's min-rnr-timer "
+                               "or this QP's rnr-retry (7 = retry forever)"},
+    {IBV_WC_REM_ACCESS_ERR, "is the rkey the peer's current one?;does the remote address range lie inside the "
+                            "peer's memory region?;does the peer QP's access include remote_write/remote_read?"},
+    {IBV_WC_REM_INV_REQ_ERR, "does the peer QP's access allow this operation?;is max-dest-rd-atomic on the peer "
+                             "at least this QP's max-rd-atomic?"},
+    {IBV_WC_LOC_PROT_ERR, "is the lkey the one of the region holding the buffer?;does the buffer lie inside "
+                          "it?;was the region registered with local_write for receives?"},
+    {IBV_WC_LOC_LEN_ERR, "is the peer's receive buffer at least the message size?;on UD, is the message within "
+                         "the path MTU?"},
+    {IBV_WC_WR_FLUSH_ERR, "find the first completion of this QP with another status: it is the cause;was the QP "
+                          "moved to ERR by a modify or an asynchronous event (qpscope qp list --stalled)?"},
+    {IBV_WC_REM_OP_ERR, "did the peer's receive queue entry have a valid lkey and buffer?;is the peer QP in "
+                        "ERR (look at its own completions)?"},
+}};
+
 inline constexpr std::array<EnumEntry<int>, 19> wc_opcode_table{{
     {IBV_WC_SEND, "SEND"},
     {IBV_WC_RDMA_WRITE, "RDMA_WRITE"},
@@ -420,6 +447,9 @@ static_assert(values_unique<int>(wr_opcode_table));
 Decoded wc_status(int raw);
 // The plain-words meaning of a status; "unknown status" for a value without one.
 std::string_view wc_status_meaning(int raw);
+// The checks of wc_status_checks_table for a status, one string each; empty
+// for a status without advice.
+std::vector<std::string> wc_status_checks(int raw);
 Decoded wc_opcode(int raw);
 Decoded wr_opcode(int raw);
 

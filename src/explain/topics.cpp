@@ -10,19 +10,23 @@
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/explain/parse.hpp"
 #include "src/util/suggest.hpp"
 
 namespace qps::explain {
 
+using namespace detail;
+
 namespace {
 
-constexpr std::array<TopicInfo, 13> topic_table{{
+constexpr std::array<TopicInfo, 22> topic_table{{
     {"wc-status", "a work completion's status (ibv_wc_status)", "0-23 or a name such as RETRY_EXC_ERR"},
     {"wc-opcode", "a work completion's opcode (ibv_wc_opcode)", "a number or a name such as RDMA_WRITE"},
     {"qp-state", "a QP state (ibv_qp_state)", "0-7 or RESET, INIT, RTR, RTS, SQD, SQE, ERR, UNKNOWN"},
     {"port-state", "a port's logical state (ibv_port_state)", "0-5 or a name such as ACTIVE"},
     {"phys-state", "a port's physical state (IBA PortPhysicalState)", "0-7 or a name such as LINK_UP"},
     {"mtu", "an MTU enum (ibv_mtu) or its size in bytes", "1-5, or 256, 512, 1024, 2048, 4096"},
+    {"rate", "an address handle's static rate (ibv_rate)", "0-23, a name such as 100_GBPS, or Gb/s such as 100G"},
     {"width", "a port's active width code (IBA)", "1, 2, 4, 8, 16 or 1X, 4X, 8X, 12X, 2X"},
     {"speed", "a port's active speed code (IBA, with the extended speeds)", "a code or SDR ... XDR"},
     {"timeout", "the local ACK timeout (ibv_qp_attr.timeout)", "a code 0-31, or a duration such as 67ms"},
@@ -30,7 +34,21 @@ constexpr std::array<TopicInfo, 13> topic_table{{
     {"retry-cnt", "transport retries after the first attempt (ibv_qp_attr.retry_cnt)", "0-7"},
     {"rnr-retry", "RNR retries (ibv_qp_attr.rnr_retry); 7 means infinite", "0-7"},
     {"qp-attr-mask", "an ibv_modify_qp attribute mask", "a number (0x12d81) or names joined by |"},
+    {"access", "memory region or QP access flags (ibv_access_flags)", "a number or names such as LOCAL_WRITE|REMOTE_READ"},
+    {"port-cap", "a port's capability mask (ibv_port_attr.port_cap_flags)", "a number or names joined by |"},
+    {"port-cap2", "a port's second capability mask (port_cap_flags2)", "a number or names joined by |"},
+    {"device-cap", "a device's capability flags (device_cap_flags_ex)", "a number or names joined by |"},
+    {"gid", "a GID: its kind, IPv4 address, subnet prefix and interface ID", "an IPv6-form GID such as ::ffff:10.0.0.1"},
+    {"errno", "an errno from a verbs or rdma_cm call (with --verb: what it means there)",
+     "1-133, a name such as EINVAL, or its text such as \"Invalid argument\""},
+    {"vendor-err", "a completion's vendor error (ibv_wc.vendor_err), where a public source documents it",
+     "a number; --vendor picks the provider"},
+    {"mlx5-syndrome", "an mlx5 CQE error syndrome (UCX's synd, the kernel's syndrome)", "0-255, e.g. 0x15"},
 }};
+
+}  // namespace
+
+namespace detail {
 
 std::string upper(std::string_view s)
 {
@@ -39,9 +57,23 @@ std::string upper(std::string_view s)
     return u;
 }
 
-// "12", "0x1f": a whole number; nullopt for anything else.
+std::string_view trim(std::string_view s)
+{
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+        s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+        s.remove_suffix(1);
+    return s;
+}
+
 std::optional<std::int64_t> number_of(std::string_view s)
 {
+    s = trim(s);
+    bool negative = false;
+    if (!s.empty() && s[0] == '-') {
+        negative = true;
+        s.remove_prefix(1);
+    }
     int base = 10;
     if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         s.remove_prefix(2);
@@ -51,7 +83,7 @@ std::optional<std::int64_t> number_of(std::string_view s)
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
     if (s.empty() || ec != std::errc() || end != s.data() + s.size())
         return std::nullopt;
-    return v;
+    return negative ? -v : v;
 }
 
 Explanation start(std::string_view topic, std::string_view input)
@@ -62,52 +94,23 @@ Explanation start(std::string_view topic, std::string_view input)
     return e;
 }
 
-[[noreturn]] void out_of_range(std::string_view topic, std::string_view value)
+void out_of_range(std::string_view topic, std::string_view value)
 {
     const auto it = std::find_if(topic_table.begin(), topic_table.end(),
                                  [&](const TopicInfo& t) { return t.name == topic; });
-    throw UsageError(fmt::format("{} '{}': not a known value; valid: {}", topic, value, it->valid));
+    throw UsageError(fmt::format("{} '{}': not a known value; valid: {}", topic, value,
+                                 it == topic_table.end() ? std::string_view("?") : it->valid));
 }
 
-// An enum topic: a number of the table, or a name (case-insensitive, with or
-// without the verbs prefix such as IBV_WC_).
-template <class Entry>
-const Entry& enum_entry(std::string_view topic, std::string_view value, std::span<const Entry> table,
-                        std::string_view prefix)
-{
-    if (const auto n = number_of(value)) {
-        for (const auto& e : table)
-            if (e.value == *n)
-                return e;
-        out_of_range(topic, value);
-    }
-    std::string u = upper(value);
-    if (!prefix.empty() && u.rfind(prefix, 0) == 0)
-        u.erase(0, prefix.size());
-    std::vector<std::string> names;
-    for (const auto& e : table) {
-        if (e.name == u)
-            return e;
-        names.emplace_back(e.name);
-    }
-    throw UsageError(util::unknown_name_message(topic, u, names, "names are"));
-}
+}  // namespace detail
 
-template <class Entry>
-Explanation named(std::string_view topic, std::string_view value, std::span<const Entry> table,
-                  std::string_view prefix)
-{
-    const Entry& entry = enum_entry(topic, value, table, prefix);
-    Explanation e = start(topic, value);
-    e.raw = entry.value;
-    e.name = std::string(entry.name);
-    return e;
-}
+namespace {
 
 Explanation wc_status(std::string_view value)
 {
     Explanation e = named<decode::WcStatusEntry>("wc-status", value, decode::wc_status_table, "IBV_WC_");
     e.facts.push_back({"meaning", "meaning", std::string(decode::wc_status_meaning(static_cast<int>(e.raw)))});
+    e.checks = decode::wc_status_checks(static_cast<int>(e.raw));
     return e;
 }
 
@@ -182,59 +185,92 @@ Explanation retries(std::string_view topic, std::string_view value)
     return e;
 }
 
-Explanation attr_mask(std::string_view value)
+Explanation rate(std::string_view value)
 {
-    std::uint64_t raw = 0;
+    const decode::RateEntry* entry = nullptr;
     if (const auto n = number_of(value)) {
-        if (*n < 0)
-            out_of_range("qp-attr-mask", value);
-        raw = static_cast<std::uint64_t>(*n);
+        entry = decode::find_entry(decode::static_rate_table, *n);
     } else {
-        // "IBV_QP_STATE|IBV_QP_PORT" or "STATE|PORT"
-        std::string_view rest = value;
-        while (!rest.empty()) {
-            const auto bar = rest.find('|');
-            std::string word = upper(rest.substr(0, bar));
-            rest = bar == std::string_view::npos ? std::string_view() : rest.substr(bar + 1);
-            word.erase(std::remove(word.begin(), word.end(), ' '), word.end());
-            if (word.rfind("IBV_QP_", 0) == 0)
-                word.erase(0, 7);
-            std::vector<std::string> names;
-            bool found = false;
-            for (const auto& f : decode::qp_attr_mask_table) {
-                names.emplace_back(f.name);
-                if (f.name == word) {
-                    raw |= f.bit;
-                    found = true;
+        // "100_GBPS", "IBV_RATE_100_GBPS", "100G", "100Gb/s", "2.5G"
+        std::string u = upper(trim(value));
+        if (u.rfind("IBV_RATE_", 0) == 0)
+            u.erase(0, 9);
+        for (const auto& r : decode::static_rate_table)
+            if (r.name == u)
+                entry = &r;
+        if (!entry) {
+            for (const char* suffix : {"GB/S", "GBPS", "G"})
+                if (u.size() > std::string_view(suffix).size() && u.ends_with(suffix)) {
+                    u.erase(u.size() - std::string_view(suffix).size());
+                    break;
                 }
-            }
-            if (!found)
-                throw UsageError(util::unknown_name_message("qp-attr-mask bit", word, names, "bits are"));
+            double gbps = 0;
+            const auto [end, ec] = std::from_chars(u.data(), u.data() + u.size(), gbps);
+            if (ec == std::errc() && end == u.data() + u.size())
+                for (const auto& r : decode::static_rate_table)
+                    if (r.gbps == gbps && r.value != IBV_RATE_MAX)
+                        entry = &r;
         }
     }
-    const decode::Flags flags = decode::qp_attr_mask(raw);
-    Explanation e = start("qp-attr-mask", value);
-    e.raw = static_cast<std::int64_t>(raw);
-    e.names = flags.names;
-    e.unknown_bits = flags.unknown;
-    std::vector<std::string> shown;
-    for (const auto& n : flags.names)
-        shown.push_back("IBV_QP_" + n);
-    if (flags.unknown)
-        shown.push_back(fmt::format("{:#x} (unknown bits)", flags.unknown));
-    e.name = shown.empty() ? "none" : fmt::format("{}", fmt::join(shown, " | "));
-    e.facts.push_back({"hex", "hex", fmt::format("{:#x}", raw)});
-    std::vector<std::string> options;
-    for (const auto& o : decode::qp_attr_options(static_cast<std::uint32_t>(raw)))
-        options.push_back(o);
-    if (!options.empty())
-        e.facts.push_back({"qp_modify_options", "qp modify options", fmt::format("{}", fmt::join(options, ", "))});
+    if (!entry)
+        out_of_range("rate", value);
+    Explanation e = start("rate", value);
+    e.raw = entry->value;
+    if (entry->value == IBV_RATE_MAX) {
+        e.name = "MAX";
+        e.facts.push_back({"meaning", "meaning", "no limit: the QP sends at the port's active rate"});
+        return e;
+    }
+    e.name = fmt::format("{:g} Gb/s", entry->gbps);
+    e.facts.push_back({"enum", "ibv_rate", fmt::format("IBV_RATE_{} = {}", entry->name, entry->value)});
+    e.facts.push_back({"mbps", "ibv_rate_to_mbps",
+                       fmt::format("{} Mb/s (the signalling rate; ibv_rate_to_mult: {:g}× 2.5 Gb/s)", entry->mbps,
+                                   entry->gbps / 2.5)});
+    e.facts.push_back({"meaning", "meaning",
+                       "the most the QP may inject into the path (IBA static rate); above the port's rate it has no "
+                       "effect, below it throttles the QP"});
     return e;
 }
 
 }  // namespace
 
 std::span<const TopicInfo> topics() { return topic_table; }
+
+std::vector<std::string> value_names(std::string_view topic)
+{
+    const auto of = [](const auto& table, std::string_view prefix = "") {
+        std::vector<std::string> out;
+        for (const auto& e : table)
+            out.push_back(std::string(prefix) + std::string(e.name));
+        return out;
+    };
+    if (topic == "wc-status")
+        return of(decode::wc_status_table);
+    if (topic == "wc-opcode")
+        return of(decode::wc_opcode_table);
+    if (topic == "qp-state")
+        return of(decode::qp_state_table);
+    if (topic == "port-state")
+        return of(decode::port_state_table);
+    if (topic == "phys-state")
+        return of(decode::phys_state_table);
+    if (topic == "rate")
+        return of(decode::static_rate_table);
+    if (topic == "width")
+        return of(decode::width_table);
+    if (topic == "speed")
+        return of(decode::speed_table);
+    if (topic == "mtu")
+        return {"256", "512", "1024", "2048", "4096"};
+    if (topic == "qp-attr-mask" || topic == "access" || topic == "port-cap" || topic == "port-cap2" ||
+        topic == "device-cap")
+        return mask_names(topic);
+    if (topic == "errno")
+        return errno_names();
+    if (topic == "mlx5-syndrome" || topic == "vendor-err")
+        return vendor_value_names(topic);
+    return {};
+}
 
 Explanation explain(std::string_view topic, std::string_view value, const Context& context)
 {
@@ -266,8 +302,19 @@ Explanation explain(std::string_view topic, std::string_view value, const Contex
         return timer(topic, value, context);
     if (topic == "retry-cnt" || topic == "rnr-retry")
         return retries(topic, value);
-    if (topic == "qp-attr-mask")
-        return attr_mask(value);
+    if (topic == "rate")
+        return rate(value);
+    if (topic == "qp-attr-mask" || topic == "access" || topic == "port-cap" || topic == "port-cap2" ||
+        topic == "device-cap")
+        return mask(topic, value);
+    if (topic == "gid")
+        return gid(value);
+    if (topic == "errno")
+        return errno_value(value, context);
+    if (topic == "vendor-err")
+        return vendor_err(value, context);
+    if (topic == "mlx5-syndrome")
+        return mlx5_syndrome(value);
     std::vector<std::string> names;
     for (const auto& t : topic_table)
         names.emplace_back(t.name);

@@ -1,6 +1,5 @@
 #include "src/report/qp.hpp"
 
-#include <array>
 #include <fmt/format.h>
 
 #include "src/decode/counters.hpp"
@@ -14,41 +13,6 @@ namespace qps::report {
 namespace {
 
 using qp::Json;
-
-// What to check after a completion error, by status.
-struct Advice {
-    ibv_wc_status status;
-    std::string_view checks;  // ';'-separated
-};
-constexpr std::array<Advice, 6> advice{{
-    {IBV_WC_RETRY_EXC_ERR, "is the peer QP still there and in RTR/RTS?;does dest-qpn name the peer's QPN?;does "
-                           "dgid name the peer's GID and sgid-index a GID of the same type (RoCE v2) on this "
-                           "port?;is the path MTU at most both ports' active MTU?;do this sq-psn and the peer's "
-                           "rq-psn agree?;is the link up on both sides?"},
-    {IBV_WC_RNR_RETRY_EXC_ERR, "does the peer post receives before sends arrive?;raise the peer's min-rnr-timer "
-                               "or this QP's rnr-retry (7 = retry forever)"},
-    {IBV_WC_REM_ACCESS_ERR, "is the rkey the peer's current one?;does the remote address range lie inside the "
-                            "peer's memory region?;does the peer QP's access include remote_write/remote_read?"},
-    {IBV_WC_REM_INV_REQ_ERR, "does the peer QP's access allow this operation?;is max-dest-rd-atomic on the peer "
-                             "at least this QP's max-rd-atomic?"},
-    {IBV_WC_LOC_PROT_ERR, "is the lkey the one of the region holding the buffer?;does the buffer lie inside "
-                          "it?;was the region registered with local_write for receives?"},
-    {IBV_WC_LOC_LEN_ERR, "is the peer's receive buffer at least the message size?;on UD, is the message within "
-                         "the path MTU?"},
-}};
-
-std::vector<std::string> split_checks(std::string_view s)
-{
-    std::vector<std::string> out;
-    while (!s.empty()) {
-        const auto semi = s.find(';');
-        out.emplace_back(s.substr(0, semi));
-        if (semi == std::string_view::npos)
-            break;
-        s.remove_prefix(semi + 1);
-    }
-    return out;
-}
 
 // A GID from the holder in the canonical full form (decode::format_gid),
 // whatever form the holder wrote (an older holder wrote the short form).
@@ -92,9 +56,7 @@ Diagnosis diagnose(const QpReport& r, const Json& held)
     if (r.last_error) {
         d.summary = fmt::format("the last completion failed with {}: {}", *r.last_error->status.name,
                                 r.last_error->meaning);
-        for (const auto& a : advice)
-            if (a.status == r.last_error->status.raw)
-                d.checks = split_checks(a.checks);
+        d.checks = decode::wc_status_checks(static_cast<int>(r.last_error->status.raw));
     } else {
         d.summary = fmt::format("the QP is in {} with no failed completion recorded by the holder: it was moved "
                                 "there by a modify, or by an asynchronous error (QP fatal, port down)",

@@ -1,9 +1,13 @@
 // explain's topics, both ways: number → name and name → number for every
 // enumerated topic, the duration ↔ code round trip of both timers at every
 // code, and one-line errors for unknown topics and values.
+#include <cerrno>
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <string>
 
+#include "src/decode/device.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
@@ -80,12 +84,12 @@ TEST_CASE("explain timeout and rnr-timer: code → duration → the same code, a
         const auto r = explain::explain("rnr-timer", std::to_string(code));
         CHECK_MESSAGE(explain::explain("rnr-timer", r.name).raw == code, r.name);
     }
-    const auto t14 = explain::explain("timeout", "67ms", {.retry_cnt = 7, .rnr_retry = std::nullopt});
+    const auto t14 = explain::explain("timeout", "67ms", {.retry_cnt = 7, .rnr_retry = std::nullopt, .verb = {}, .vendor = {}});
     CHECK(t14.raw == 14);
     CHECK(t14.name == "67.109 ms");
     CHECK(contains(fact_of(t14, "nearest_code"), "code 14"));
     CHECK(contains(fact_of(t14, "retry_exceeded_after"), "536.871 ms (8 attempts"));
-    CHECK(fact_of(explain::explain("rnr-timer", "12", {.retry_cnt = std::nullopt, .rnr_retry = 7}), "rnr_retry_exceeded_after") ==
+    CHECK(fact_of(explain::explain("rnr-timer", "12", {.retry_cnt = std::nullopt, .rnr_retry = 7, .verb = {}, .vendor = {}}), "rnr_retry_exceeded_after") ==
           "never: rnr-retry 7 retries forever");
 }
 
@@ -123,5 +127,99 @@ TEST_CASE("explain: one-line errors for an unknown topic, name or value")
                    "unknown wc-status 'RETRY_EXC_ER': did you mean 'RETRY_EXC_ERR'?"));
     CHECK(contains(thrown<UsageError>([] { explain::explain("mtu", "1500"); }), "valid: 1-5, or 256"));
     CHECK(contains(thrown<UsageError>([] { explain::explain("timeout", "2 days"); }), "timeout '2 days'"));
-    CHECK(explain::topics().size() == 13);
+    CHECK(explain::topics().size() == 22);
+}
+
+TEST_CASE("explain wc-status: the checks are qp query's, most likely first")
+{
+    const auto e = explain::explain("wc-status", "RETRY_EXC_ERR");
+    REQUIRE_FALSE(e.checks.empty());
+    CHECK(e.checks == decode::wc_status_checks(IBV_WC_RETRY_EXC_ERR));
+    CHECK(contains(e.checks.front(), "peer QP"));
+    CHECK(explain::explain("wc-status", "SUCCESS").checks.empty());
+}
+
+TEST_CASE("explain rate: enum ↔ Gb/s, every entry both ways")
+{
+    for (const auto& r : decode::static_rate_table) {
+        const auto by_number = explain::explain("rate", std::to_string(r.value));
+        CHECK(by_number.raw == r.value);
+        CHECK(explain::explain("rate", std::string(r.name)).raw == r.value);
+        if (r.value != IBV_RATE_MAX)
+            CHECK(explain::explain("rate", fmt::format("{:g}G", r.gbps)).raw == r.value);
+    }
+    CHECK(explain::explain("rate", "IBV_RATE_100_GBPS").name == "100 Gb/s");
+    CHECK(contains(fact_of(explain::explain("rate", "100G"), "mbps"), "103125 Mb/s"));
+    CHECK(explain::explain("rate", "0").name == "MAX");
+    CHECK(contains(thrown<UsageError>([] { explain::explain("rate", "1"); }), "rate '1': not a known value"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("rate", "99G"); }), "rate '99G'"));
+}
+
+TEST_CASE("explain access, port-cap, port-cap2, device-cap: every bit by name and back")
+{
+    const auto a = explain::explain("access", "7");
+    CHECK(a.name == "IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ");
+    CHECK(explain::explain("access", "local_write,remote_read").raw == (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ));
+    CHECK(explain::explain("access", "remote-write").raw == IBV_ACCESS_REMOTE_WRITE);
+    for (const auto& f : decode::port_cap_flags_table)
+        CHECK(explain::explain("port-cap", std::to_string(f.bit)).names == std::vector<std::string>{std::string(f.name)});
+    for (const auto& f : decode::port_cap_flags2_table)
+        CHECK(explain::explain("port-cap2", std::string(f.name)).raw == static_cast<std::int64_t>(f.bit));
+    for (const auto& f : decode::device_cap_flags_table)
+        CHECK(explain::explain("device-cap", "IBV_DEVICE_" + std::string(f.name)).raw == static_cast<std::int64_t>(f.bit));
+    const auto unknown = explain::explain("port-cap", "0x80000002");
+    CHECK(unknown.names == std::vector<std::string>{"SM"});
+    CHECK(unknown.unknown_bits == 0x80000000u);
+    CHECK(explain::explain("access", "0").name == "none");
+    CHECK(contains(thrown<UsageError>([] { explain::explain("access", "remote_wirte"); }),
+                   "did you mean 'REMOTE_WRITE'?"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("port-cap", "-1"); }), "port-cap '-1'"));
+}
+
+TEST_CASE("explain gid: IPv4-mapped, link-local with the MAC inside, zero, multicast")
+{
+    const auto v4 = explain::explain("gid", "::ffff:10.0.0.1");
+    CHECK(v4.name == "IPv4-mapped, 10.0.0.1");
+    CHECK(fact_of(v4, "full") == "0000:0000:0000:0000:0000:ffff:0a00:0001");
+    const auto ll = explain::explain("gid", "fe80:0000:0000:0000:5054:00ff:fe12:3456");
+    CHECK(ll.name == "link-local");
+    CHECK(fact_of(ll, "subnet_prefix") == "fe80:0000:0000:0000");
+    CHECK(fact_of(ll, "interface_id") == "5054:00ff:fe12:3456");
+    CHECK(fact_of(ll, "mac") == "52:54:00:12:34:56");
+    const auto ib = explain::explain("gid", "fe80::2:c903:a1:b2c3");
+    CHECK(fact_of(ib, "port_guid") == "0x0002c90300a1b2c3");
+    CHECK(explain::explain("gid", "::").name == "zero GID");
+    CHECK(explain::explain("gid", "ff12:401b::1").name == "multicast");
+    CHECK(explain::explain("gid", "2001:db8::1").name == "global");
+    CHECK(contains(thrown<UsageError>([] { explain::explain("gid", "10.0.0.1"); }), "gid '10.0.0.1': not a GID"));
+}
+
+TEST_CASE("explain errno: number, name or text, and the verb's own meaning")
+{
+    CHECK(explain::explain("errno", "22").name == "EINVAL");
+    CHECK(explain::explain("errno", "-12").name == "ENOMEM");
+    CHECK(explain::explain("errno", "Invalid argument").raw == EINVAL);
+    CHECK(explain::explain("errno", "etimedout").raw == ETIMEDOUT);
+    CHECK(fact_of(explain::explain("errno", "EINVAL"), "text") == "Invalid argument");
+    const auto m = explain::explain("errno", "22", {.retry_cnt = {}, .rnr_retry = {}, .verb = "modify_qp", .vendor = {}});
+    CHECK(m.decoded);
+    CHECK_FALSE(m.checks.empty());
+    CHECK(contains(fact_of(m, "qp_modify_checks"), "the port exists on the device"));
+    const auto r = explain::explain("errno", "ENOMEM", {.retry_cnt = {}, .rnr_retry = {}, .verb = "ibv_reg_mr", .vendor = {}});
+    CHECK(contains(fact_of(r, "meaning") + fmt::format("{}", fmt::join(r.checks, ";")), "memlock"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("errno", "0"); }), "errno '0'"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("errno", "EINVLA"); }), "did you mean 'EINVAL'?"));
+    CHECK(contains(thrown<UsageError>([] {
+                       explain::explain("errno", "22", {.retry_cnt = {}, .rnr_retry = {}, .verb = "modfy_qp", .vendor = {}});
+                   }),
+                   "did you mean 'modify_qp'?"));
+}
+
+TEST_CASE("explain: value_names offers every enumerated topic's names")
+{
+    CHECK(explain::value_names("wc-status").size() == decode::wc_status_table.size());
+    CHECK(explain::value_names("access").size() == decode::access_flags_table.size());
+    CHECK(explain::value_names("timeout").empty());
+    for (const auto& t : explain::topics())
+        CHECK_NOTHROW(explain::value_names(t.name));
 }

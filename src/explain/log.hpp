@@ -1,0 +1,61 @@
+// `explain --log`: every value in free text (a pasted NCCL, UCX, MPI,
+// perftest, rdma-core or kernel line) that a pattern of log_patterns can
+// attribute, explained with the line it came from. A line nothing matches is
+// kept as unattributed, never dropped.
+#pragma once
+
+#include <cstddef>
+#include <istream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/explain/topics.hpp"
+
+namespace qps::explain {
+
+// How a pattern finds its value: a regular expression whose first group is
+// the value, or one of the scanners that compare against a library's own
+// strings (libibverbs' ibv_wc_status_str, glibc's strerror) or parse
+// addresses.
+enum class Scan { regex, wc_status_text, errno_text, gid, device_port };
+
+struct LogPattern {
+    std::string_view id;       // "nccl-status"
+    std::string_view source;   // who prints it ("NCCL net_ib", "UCX ib_mlx5", "any")
+    Scan scan;
+    std::string_view regex;    // Scan::regex: ECMAScript, case-insensitive, group 1 the value
+    std::string_view topic;    // the explain topic of the value ("port" for a device and port)
+    std::string_view vendor;   // vendor-err: the provider the source implies ("" = unknown)
+    std::string_view example;  // a line in the source's real format that the pattern matches
+};
+
+// Every pattern, in the order they are tried on a line.
+std::span<const LogPattern> log_patterns();
+
+struct Attribution {
+    std::string pattern;   // LogPattern::id
+    std::string source;    // LogPattern::source
+    std::string value;     // as found in the line
+    Explanation explanation;
+};
+
+struct LogLine {
+    std::size_t number = 0;  // 1-based line number in the input
+    std::string text;
+    std::vector<Attribution> found;  // empty: unattributed
+};
+
+struct LogReport {
+    std::vector<LogLine> lines;  // every non-blank line, in order
+    std::size_t attributed_lines() const;
+    std::size_t values() const;
+    bool all_decoded() const;    // every value found was decoded
+};
+
+// The values of one line, each once (by topic and number).
+std::vector<Attribution> attribute_line(std::string_view line);
+LogReport explain_log(std::istream& in);
+
+}  // namespace qps::explain

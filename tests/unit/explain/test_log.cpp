@@ -1,0 +1,128 @@
+// explain --log: every pattern's example line attributes what the pattern
+// is for, and every line of the corpus (real formats of NCCL, UCX, Open MPI,
+// perftest, rdma-core, the kernel, ...) attributes exactly what its
+// `expect:` says, in that order; lines with nothing are kept as such.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "src/explain/log.hpp"
+#include "unit/util.hpp"
+
+using namespace qps;
+using qps::test::contains;
+
+namespace {
+
+struct CorpusEntry {
+    std::string source;
+    std::string line;
+    std::vector<std::string> expect;  // "wc-status=12"; empty: nothing
+    int at = 0;                       // line number in the corpus file
+};
+
+std::string corpus_trim(std::string s)
+{
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\r'))
+        s.pop_back();
+    while (!s.empty() && s.front() == ' ')
+        s.erase(0, 1);
+    return s;
+}
+
+std::vector<CorpusEntry> read_corpus()
+{
+    std::ifstream in(QPSCOPE_TEST_DATA "/explain/log_corpus.txt");
+    REQUIRE(in);
+    std::vector<CorpusEntry> out;
+    std::string source, text;
+    for (int at = 1; std::getline(in, text); ++at) {
+        if (text.rfind("# source:", 0) == 0)
+            source = corpus_trim(text.substr(9));
+        else if (text.rfind("line: ", 0) == 0)
+            out.push_back({source, text.substr(6), {}, at});
+        else if (text.rfind("expect:", 0) == 0) {
+            REQUIRE(!out.empty());
+            std::string rest = corpus_trim(text.substr(7));
+            if (rest == "none")
+                continue;
+            std::stringstream ss(rest);
+            for (std::string item; std::getline(ss, item, ';');)
+                out.back().expect.push_back(corpus_trim(item));
+        }
+    }
+    return out;
+}
+
+// "wc-status=12" for what was found: the topic and the number for numbered
+// topics, the canonical text for GIDs and ports.
+std::string corpus_key(const explain::Attribution& a)
+{
+    const auto& e = a.explanation;
+    if (e.topic == "gid" || e.topic == "port")
+        return e.topic + "=" + a.value;
+    if (a.pattern == "ucx-vendor-syndrome")
+        return "mlx5-vendor-syndrome=" + fmt::format("{:#x}", e.raw);
+    if (e.topic == "mlx5-syndrome" || e.topic == "qp-attr-mask")
+        return e.topic + "=" + fmt::format("{:#x}", e.raw);
+    return e.topic + "=" + std::to_string(e.raw);
+}
+
+}  // namespace
+
+TEST_CASE("explain --log: every pattern's example attributes its topic")
+{
+    for (const auto& p : explain::log_patterns()) {
+        const auto found = explain::attribute_line(p.example);
+        bool by_this = false;
+        for (const auto& a : found)
+            by_this = by_this || (a.pattern == p.id && a.explanation.topic == p.topic);
+        CHECK_MESSAGE(by_this, p.id, ": ", p.example);
+    }
+}
+
+TEST_CASE("explain --log: the corpus, line by line")
+{
+    const auto corpus = read_corpus();
+    std::set<std::string> sources;
+    std::size_t with_nothing = 0;
+    for (const auto& c : corpus) {
+        sources.insert(c.source);
+        with_nothing += c.expect.empty();
+        std::vector<std::string> got;
+        for (const auto& a : explain::attribute_line(c.line))
+            got.push_back(corpus_key(a));
+        std::multiset<std::string> want(c.expect.begin(), c.expect.end()), have(got.begin(), got.end());
+        CHECK_MESSAGE(want == have, "corpus line ", c.at, " (", c.source, "): ", c.line, "\n  want: ",
+                      fmt::format("{}", fmt::join(c.expect, "; ")), "\n  got:  ", fmt::format("{}", fmt::join(got, "; ")));
+    }
+    CHECK(corpus.size() >= 20);
+    CHECK(sources.size() >= 6);
+    CHECK(with_nothing >= 3);
+}
+
+TEST_CASE("explain --log: blank lines skipped, unattributed lines kept, counts")
+{
+    std::istringstream in("NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n\n"
+                          "Failed status transport retry counter exceeded (12) for wr_id 1\n");
+    const auto r = explain::explain_log(in);
+    REQUIRE(r.lines.size() == 2);
+    CHECK(r.lines[0].number == 1);
+    CHECK(r.lines[0].found.empty());
+    CHECK(r.lines[1].number == 3);
+    REQUIRE(r.lines[1].found.size() == 1);  // the text and the number are one value
+    CHECK(r.lines[1].found[0].explanation.name == "RETRY_EXC_ERR");
+    CHECK(r.attributed_lines() == 1);
+    CHECK(r.values() == 1);
+    CHECK(r.all_decoded());
+    std::istringstream bad("NET/IB : Got completion from peer 10.0.0.2<58722> with status=99 opcode=0 len=0\n");
+    const auto b = explain::explain_log(bad);
+    REQUIRE_FALSE(b.lines[0].found.empty());
+    CHECK_FALSE(b.all_decoded());
+}

@@ -156,6 +156,14 @@ public:
         std::cmatch m;
         if (std::regex_search(line_.data(), line_.data() + line_.size(), m, device_regex()))
             vendor_ = vendor_of_device(m.str(1));
+        // The verb the line names ("ibv_modify_qp", "rdma_resolve_addr"): an errno is read as that verb's.
+        for (const auto& v : verb_names()) {
+            const std::string call = v.rfind("rdma_", 0) == 0 ? v : "ibv_" + v;
+            if (contains_phrase(lower_, call)) {
+                verb_ = v;
+                break;
+            }
+        }
     }
 
     std::vector<Attribution> run()
@@ -210,8 +218,13 @@ private:
         } else {
             Context c;
             c.vendor = p.vendor.empty() ? vendor_ : std::string(p.vendor);
+            c.verb = p.topic == "errno" ? verb_ : std::string();
             try {
                 a.explanation = explain(p.topic, value, c);
+                if (!a.explanation.decoded && !c.verb.empty()) {
+                    c.verb.clear();  // an errno the verb is not known to return: the errno alone
+                    a.explanation = explain(p.topic, value, c);
+                }
             } catch (const UsageError& e) {
                 if (!number_of(value))
                     return;  // a word that is not one of the topic's names: not this topic
@@ -255,6 +268,7 @@ private:
     std::string_view line_;
     std::string lower_;
     std::string vendor_;
+    std::string verb_;
     std::vector<Attribution> found_;
 };
 

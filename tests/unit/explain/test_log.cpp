@@ -121,6 +121,12 @@ TEST_CASE("explain --log: blank lines skipped, unattributed lines kept, counts")
     CHECK(r.attributed_lines() == 1);
     CHECK(r.values() == 1);
     CHECK(r.all_decoded());
+    // An errno on a line that names the verb is read as that verb's.
+    const auto modify = explain::attribute_line("node1:12345:12400 [0] misc/ibvwrap.cc:296 NCCL WARN Call to "
+                                                "ibv_modify_qp failed with error Invalid argument");
+    REQUIRE(modify.size() == 1);
+    CHECK_FALSE(modify[0].explanation.checks.empty());
+    CHECK(contains(modify[0].explanation.facts[1].text, "ibv_modify_qp()"));
     std::istringstream bad("NET/IB : Got completion from peer 10.0.0.2<58722> with status=99 opcode=0 len=0\n");
     const auto b = explain::explain_log(bad);
     REQUIRE_FALSE(b.lines[0].found.empty());

@@ -180,6 +180,8 @@ private:
     {
         switch (p.scan) {
         case Scan::regex:
+            if (!has_anchor(p.regex))
+                break;  // the regex cannot match: its literal words are not in the line
             for (std::cregex_iterator it(line_.data(), line_.data() + line_.size(), re), end; it != end; ++it)
                 for (std::size_t g = 1; g < it->size(); ++g)
                     if ((*it)[g].matched) {  // the first group that took part
@@ -263,6 +265,37 @@ private:
         e.checks = {fmt::format("on that host: qpscope doctor -d {} -p {}", device, port),
                     fmt::format("qpscope ports -d {} -p {} (state, rate, MTU, GIDs, error counters)", device, port)};
         return e;
+    }
+
+    // The first run of three or more letters of a pattern's regex (outside
+    // escapes and groups; none for a regex with alternatives) must be in the
+    // line for the regex to match: a cheap test before the slow std::regex.
+    bool has_anchor(std::string_view regex) const
+    {
+        if (regex.find('|') != std::string_view::npos)
+            return true;  // alternatives: no one word is needed
+        static thread_local std::string word;
+        word.clear();
+        for (std::size_t i = 0; i < regex.size(); ++i) {
+            const char c = regex[i];
+            if (c == '\\') {  // an escape such as \b or \d ends a word
+                if (word.size() >= 3)
+                    break;
+                word.clear();
+                ++i;
+                continue;
+            }
+            if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ' ' || c == '=') {
+                word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+                continue;
+            }
+            if (word.size() >= 3)
+                break;
+            word.clear();
+        }
+        while (!word.empty() && word.back() == ' ')
+            word.pop_back();
+        return word.size() < 3 || lower_.find(word) != std::string::npos;
     }
 
     std::string_view line_;

@@ -5,6 +5,17 @@
 
 namespace qps::decode {
 
+std::vector<std::string> split_checks(std::string_view list)
+{
+    std::vector<std::string> out;
+    while (!list.empty()) {
+        const auto semi = list.find(';');
+        out.emplace_back(list.substr(0, semi));
+        list = semi == std::string_view::npos ? std::string_view() : list.substr(semi + 1);
+    }
+    return out;
+}
+
 std::string unknown_name(std::int64_t raw)
 {
     if (raw < 0)

@@ -74,6 +74,9 @@ struct Flags {
 // "UNKNOWN(0x2a)" style text for a raw value without a name.
 std::string unknown_name(std::int64_t raw);
 
+// The items of a ';'-separated list of checks (how the tables hold them).
+std::vector<std::string> split_checks(std::string_view list);
+
 template <class T>
 constexpr std::optional<std::string_view> lookup(std::span<const EnumEntry<T>> table, T value)
 {

@@ -449,17 +449,10 @@ std::string_view wc_status_meaning(int raw)
 
 std::vector<std::string> wc_status_checks(int raw)
 {
-    std::vector<std::string> out;
-    for (const auto& a : wc_status_checks_table) {
-        if (a.status != raw)
-            continue;
-        for (std::string_view s = a.checks; !s.empty();) {
-            const auto semi = s.find(';');
-            out.emplace_back(s.substr(0, semi));
-            s = semi == std::string_view::npos ? std::string_view() : s.substr(semi + 1);
-        }
-    }
-    return out;
+    for (const auto& a : wc_status_checks_table)
+        if (a.status == raw)
+            return split_checks(a.checks);
+    return {};
 }
 
 Decoded wc_opcode(int raw) { return decode_enum<int>(wc_opcode_table, raw); }

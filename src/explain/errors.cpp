@@ -58,17 +58,6 @@ const decode::VerbInfo* find_verb(std::string_view verb)
     return nullptr;
 }
 
-std::vector<std::string> split_semicolons(std::string_view s)
-{
-    std::vector<std::string> out;
-    while (!s.empty()) {
-        const auto semi = s.find(';');
-        out.emplace_back(trim(s.substr(0, semi)));
-        s = semi == std::string_view::npos ? std::string_view() : s.substr(semi + 1);
-    }
-    return out;
-}
-
 }  // namespace
 
 std::vector<std::string> errno_names()
@@ -102,7 +91,7 @@ Explanation errno_value(std::string_view value, const Context& context)
             continue;
         found = true;
         e.facts.push_back({"meaning", "meaning", std::string(v.meaning)});
-        for (auto& c : split_semicolons(v.checks))
+        for (auto& c : decode::split_checks(v.checks))
             e.checks.push_back(std::move(c));
     }
     if (!found) {

@@ -38,6 +38,11 @@ const MaskTopic& mask_topic(std::string_view topic)
 
 }  // namespace
 
+bool is_mask_topic(std::string_view topic)
+{
+    return std::any_of(mask_topics.begin(), mask_topics.end(), [&](const MaskTopic& m) { return m.topic == topic; });
+}
+
 std::uint64_t parse_mask(std::string_view topic, std::string_view value, std::span<const decode::FlagEntry> table,
                          std::string_view prefix)
 {

@@ -76,6 +76,7 @@ Explanation mask_explanation(std::string_view topic, std::string_view value, con
 // The topics of their own files: masks.cpp (qp-attr-mask, access,
 // port-cap, port-cap2, device-cap), gid.cpp, errors.cpp (errno, vendor-err,
 // mlx5-syndrome).
+bool is_mask_topic(std::string_view topic);
 Explanation mask(std::string_view topic, std::string_view value);
 std::vector<std::string> mask_names(std::string_view topic);
 Explanation gid(std::string_view value);

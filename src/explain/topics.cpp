@@ -262,8 +262,7 @@ std::vector<std::string> value_names(std::string_view topic)
         return of(decode::speed_table);
     if (topic == "mtu")
         return {"256", "512", "1024", "2048", "4096"};
-    if (topic == "qp-attr-mask" || topic == "access" || topic == "port-cap" || topic == "port-cap2" ||
-        topic == "device-cap")
+    if (is_mask_topic(topic))
         return mask_names(topic);
     if (topic == "errno")
         return errno_names();
@@ -304,8 +303,7 @@ Explanation explain(std::string_view topic, std::string_view value, const Contex
         return retries(topic, value);
     if (topic == "rate")
         return rate(value);
-    if (topic == "qp-attr-mask" || topic == "access" || topic == "port-cap" || topic == "port-cap2" ||
-        topic == "device-cap")
+    if (is_mask_topic(topic))
         return mask(topic, value);
     if (topic == "gid")
         return gid(value);

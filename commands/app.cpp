@@ -58,6 +58,7 @@ void build_app(CLI::App& app, GlobalOptions& global)
     register_bw(app, global);
     register_doctor(app, global);
     register_explain(app, global);
+    register_mesh(app, global);
     register_complete_script(app);
 }
 

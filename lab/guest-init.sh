@@ -43,6 +43,9 @@ done
 # shellcheck source=/dev/null
 source "$RESULTS/lab.conf" || die "cannot read $RESULTS/lab.conf"
 
+# A host name: Open MPI (qpscope-mesh's tests) refuses to start on "(none)".
+hostname lab || die "cannot set the host name"
+
 # 3. Soft-RoCE: rxe0 on veth0 (192.0.2.1/24); veth1 is its peer (192.0.2.2/24).
 modprobe -a ib_uverbs rdma_ucm rdma_rxe veth || die "modprobe ib_uverbs rdma_ucm rdma_rxe veth failed"
 ip link set lo up || die "cannot bring lo up"

@@ -1,0 +1,457 @@
+#include "src/mesh/mpi/run.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mpi.h>
+#include <unistd.h>
+
+#include "commands/mesh_flags.hpp"
+#include "formatters/mesh.hpp"
+#include "formatters/mesh_svg.hpp"
+#include "src/config.hpp"
+#include "src/decode/gid.hpp"
+#include "src/decode/port.hpp"
+#include "src/error.hpp"
+#include "src/health/preflight.hpp"
+#include "src/mesh/mpi/link.hpp"
+#include "src/mesh/pair_test.hpp"
+#include "src/net/interrupt.hpp"
+#include "src/perf/clock.hpp"
+#include "src/verbs/discovery.hpp"
+#include "src/verbs/test_resources.hpp"
+
+namespace qps::mesh::mpi {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int exit_failed = 1, exit_usage = 2, exit_lost = 3;
+// What rank 0 waits beyond the per-pair timeout for a round's records
+// (the records themselves, a slow launcher), and what the others wait for
+// rank 0's word beyond that.
+constexpr std::chrono::seconds report_grace{5}, control_grace{15};
+constexpr std::size_t rank_record_bytes = 4096;
+
+int world_rank()
+{
+    int r = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+int world_size()
+{
+    int n = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    return n;
+}
+
+std::string host_name()
+{
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0)
+        return "?";
+    return buf;
+}
+
+// The rank's index among the ranks of its node (for --per-device).
+int node_local_rank()
+{
+    MPI_Comm node;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return 0;
+    int r = 0;
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_free(&node);
+    return r;
+}
+
+// This rank's device, port and GID, checked the way ping-pong checks them
+// (src/health/preflight), before any pair: a local fault is named as this
+// rank's, never as its partners' silence.
+RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error)
+{
+    RankInfo info;
+    info.rank = rank;
+    info.host = host_name();
+    info.port = o.port;
+    if (!parse_error.empty()) {
+        info.setup_error = parse_error;
+        return info;
+    }
+    try {
+        health::PreflightSpec spec;
+        spec.device = o.device;
+        if (o.per_device && o.device.empty()) {
+            const auto devices = verbs::list_devices();
+            if (static_cast<std::size_t>(local_rank) >= devices.size())
+                throw UsageError(fmt::format("--per-device: node-local rank {} has no device ({} on this node)",
+                                             local_rank, devices.size()));
+            spec.device = devices[static_cast<std::size_t>(local_rank)].name;
+        }
+        spec.port = o.port;
+        spec.gid_index = o.gid_index;
+        verbs::TestSetup setup;
+        setup.buffer_bytes = std::max({o.tests.lat_size, o.tests.bw_size, 64u});
+        spec.memlock_bytes = verbs::registered_bytes(setup);
+        spec.memlock_what = "the test buffers";
+        info.device = health::preflight(spec).device;
+        setup.device = info.device;
+        setup.port = o.port;
+        setup.gid_index = o.gid_index;
+        verbs::TestResources probe(setup);
+        info.gid_index = probe.gid().index;
+        info.gid = decode::format_gid(probe.gid().gid);
+        const ibv_port_attr attr = probe.port_attr();
+        if (const auto rate = decode::link_rate(attr.active_width, attr.active_speed))
+            info.rate_gbps = rate->gbps;
+    } catch (const std::exception& e) {
+        info.setup_error = e.what();
+    }
+    if (info.setup_error.size() > 1000)
+        info.setup_error.resize(1000);
+    return info;
+}
+
+std::vector<RankInfo> gather_ranks(const RankInfo& mine, int n)
+{
+    std::string record = to_json(mine).dump();
+    record.resize(rank_record_bytes, '\0');
+    std::string all(rank_record_bytes * static_cast<std::size_t>(n), '\0');
+    MPI_Allgather(record.data(), static_cast<int>(rank_record_bytes), MPI_CHAR, all.data(),
+                  static_cast<int>(rank_record_bytes), MPI_CHAR, MPI_COMM_WORLD);
+    std::vector<RankInfo> ranks;
+    for (int i = 0; i < n; ++i) {
+        const char* start = all.data() + rank_record_bytes * static_cast<std::size_t>(i);
+        ranks.push_back(rank_info_from_json(Json::parse(std::string(start, ::strnlen(start, rank_record_bytes)))));
+    }
+    return ranks;
+}
+
+std::string broadcast(const std::string& text)
+{
+    int size = static_cast<int>(text.size());
+    MPI_Bcast(&size, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    std::string out = text;
+    out.resize(static_cast<std::size_t>(size));
+    MPI_Bcast(out.data(), size, MPI_CHAR, 0, MPI_COMM_WORLD);
+    return out;
+}
+
+// Rank 0's side: the report as the records come in, and its outputs.
+class Collector {
+public:
+    Collector(MeshOptions o, MeshReport r) : options_(std::move(o)), report_(std::move(r))
+    {
+        for (std::size_t round = 0; round < report_.schedule.rounds.size(); ++round)
+            for (const Pair& p : report_.schedule.rounds[round]) {
+                index_[{p.a, p.b}] = report_.results.size();
+                PairResult pr;
+                pr.pair = p;
+                pr.round = static_cast<std::uint32_t>(round);
+                report_.results.push_back(pr);
+            }
+    }
+
+    void add(const PairResult& side)
+    {
+        const auto it = index_.find({side.pair.a, side.pair.b});
+        if (it == index_.end())
+            return;
+        PairResult& base = report_.results[it->second];
+        if (base.status == PairStatus::not_run)
+            base = side;
+        else
+            merge_sides(base, side);
+    }
+
+    // A pair whose rank was lost: failed with the loss as its cause.
+    void lost(std::uint32_t round, std::uint32_t rank, const std::string& why)
+    {
+        for (auto& p : report_.results)
+            if (p.round == round && (p.pair.a == rank || p.pair.b == rank) && p.status != PairStatus::failed) {
+                p.status = PairStatus::failed;
+                p.cause = why;
+            }
+    }
+
+    void round_done(const RoundTiming& t)
+    {
+        report_.timings.push_back(t);
+        report_.rounds_done = static_cast<std::uint32_t>(report_.timings.size());
+        write_output();
+    }
+
+    void stop(const std::string& why)
+    {
+        report_.stopped = why;
+        write_output();
+    }
+
+    // The report on stdout (and the files); returns the exit code.
+    int finish()
+    {
+        report_.complete = report_.stopped.empty() && report_.rounds_done == report_.schedule.rounds.size();
+        const Analysis a = analyse(report_, options_.threshold, options_.expect);
+        write_output();
+        if (!options_.svg_path.empty())
+            write_file(options_.svg_path, fmt_out::mesh_svg(report_, svg_metric_of(options_)));
+        if (options_.json)
+            std::cout << fmt_out::mesh_json(report_, a, options_).dump(2) << '\n';
+        else
+            std::cout << fmt_out::mesh_text(report_, a, options_);
+        std::cout.flush();
+        if (!report_.stopped.empty())
+            return exit_lost;
+        return a.healthy() ? 0 : exit_failed;
+    }
+
+    const MeshReport& report() const { return report_; }
+
+private:
+    void write_output()
+    {
+        if (options_.output_path.empty())
+            return;
+        const Analysis a = analyse(report_, options_.threshold, options_.expect);
+        write_file(options_.output_path, fmt_out::mesh_json(report_, a, options_).dump(2) + "\n");
+    }
+
+    // Written whole, then renamed: a reader never sees half a document.
+    static void write_file(const std::string& path, const std::string& text)
+    {
+        const std::string tmp = path + ".tmp";
+        {
+            std::ofstream out(tmp, std::ios::trunc);
+            out << text;
+            if (!out) {
+                std::cerr << fmt::format("qpscope-mesh: cannot write {}\n", tmp);
+                return;
+            }
+        }
+        if (std::rename(tmp.c_str(), path.c_str()) != 0)
+            std::cerr << fmt::format("qpscope-mesh: cannot rename {} to {}\n", tmp, path);
+    }
+
+    MeshOptions options_;
+    MeshReport report_;
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index_;
+};
+
+void progress(bool show, std::size_t round, std::size_t rounds)
+{
+    if (show)
+        std::cerr << fmt::format("\rqpscope-mesh: round {} of {}", round + 1, rounds) << (round + 1 == rounds ? "\n" : "")
+                  << std::flush;
+}
+
+// Ends a rank that cannot finalize (a rank of the job is gone): what was
+// written is flushed, MPI is left as it is.
+[[noreturn]] void leave(int code)
+{
+    std::cout.flush();
+    std::cerr.flush();
+    std::_Exit(code);
+}
+
+}  // namespace
+
+int run(int argc, char** argv)
+{
+    CLI::App app{"qpscope-mesh: latency and bandwidth of every pair of ranks (start it with mpirun or srun)"};
+    app.footer("Exit codes: 0 every pair passed, 1 a pair failed or missed --expect, 2 bad usage, 3 a rank was lost "
+               "or the run interrupted.\nSee qpscope-mesh(1); `qpscope mesh --ranks N` shows the plan and its cost.");
+    cli::MeshFlags flags;
+    bool json = false, quiet = false;
+    cli::add_mesh_options(&app, flags);
+    app.add_flag("--json", json, "Print the report as one JSON document (rank 0)");
+    app.add_flag("-q,--quiet", quiet, "No progress line on stderr");
+    app.set_version_flag("-V,--version", fmt::format("qpscope-mesh {}", QPSCOPE_VERSION));
+
+    // The command line first: --help and --version need no MPI.
+    MeshOptions options;
+    std::string parse_error;
+    try {
+        app.parse(argc, argv);
+        options = cli::to_mesh_options(flags);
+        options.json = json;
+        options.quiet = quiet;
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        parse_error = e.what();
+    } catch (const UsageError& e) {
+        parse_error = e.what();
+    }
+
+    // MPI only bootstraps: its few messages go over TCP unless the user
+    // chose otherwise, so a fabric too broken to test cannot stop the run.
+    ::setenv("OMPI_MCA_pml", "ob1", 0);
+    ::setenv("OMPI_MCA_btl", "self,vader,tcp", 0);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const int rank = world_rank(), size = world_size();
+    net::install_interrupt_handlers();
+
+    // Rank 0's command line rules: its error ends everyone; another rank's
+    // is that rank's set-up failure (an MPMD launch may give it other options).
+    int verdict = parse_error.empty() ? -1 : exit_usage;
+    MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (verdict >= 0) {
+        if (rank == 0 && !parse_error.empty())
+            std::cerr << "qpscope-mesh: " << parse_error << '\n';
+        MPI_Finalize();
+        return verdict;
+    }
+    if (size < 2) {
+        std::cerr << "qpscope-mesh: 1 rank: a mesh needs at least 2 (e.g. mpirun -np 4 --map-by node qpscope-mesh)\n";
+        MPI_Finalize();
+        return exit_usage;
+    }
+    const Json plan = Json::parse(broadcast(rank == 0 ? Json{{"tests", to_json(options.tests)},
+                                                              {"pairs", pairs_name(options.pairs)},
+                                                              {"seed", options.pairs.seed}}
+                                                            .dump()
+                                                      : std::string()));
+    TestSpec tests = test_spec_from_json(plan.at("tests"));
+    PairSpec pair_spec = parse_pairs(plan.at("pairs").get<std::string>());
+    pair_spec.seed = plan.at("seed").get<std::uint64_t>();
+    options.tests = tests;
+
+    const RankInfo mine = local_setup(options, static_cast<std::uint32_t>(rank), node_local_rank(), parse_error);
+    const std::vector<RankInfo> ranks = gather_ranks(mine, size);
+    const Schedule sched = schedule(pair_spec, static_cast<std::uint32_t>(size));
+    const perf::Clock clock = perf::Clock::system();
+    const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(tests.timeout_s));
+
+    std::optional<Collector> collector;
+    if (rank == 0) {
+        MeshReport r;
+        r.tests = tests;
+        r.pairs = pair_spec;
+        r.ranks = ranks;
+        r.schedule = sched;
+        collector.emplace(options, std::move(r));
+    }
+    const bool show_progress = rank == 0 && !options.quiet && ::isatty(STDERR_FILENO);
+    MPI_Barrier(MPI_COMM_WORLD);
+
+    for (std::size_t round = 0; round < sched.rounds.size(); ++round) {
+        const auto round_start = Clock::now();
+        progress(show_progress, round, sched.rounds.size());
+        const Pair* pair = sched.pair_of(round, static_cast<std::uint32_t>(rank));
+        std::optional<PairResult> result;
+        if (pair) {
+            const std::uint32_t partner = pair->a == static_cast<std::uint32_t>(rank) ? pair->b : pair->a;
+            PairContext ctx;
+            ctx.pair = *pair;
+            ctx.me = static_cast<std::uint32_t>(rank);
+            ctx.round = static_cast<std::uint32_t>(round);
+            ctx.mine = &ranks[static_cast<std::size_t>(rank)];
+            ctx.partner = &ranks[partner];
+            ctx.tests = tests;
+            ctx.deadline = round_start + timeout;
+            Link link(static_cast<int>(partner), tag(static_cast<std::uint32_t>(round), Channel::pair));
+            result = run_pair(ctx, link, clock);
+        }
+        const int result_tag = tag(static_cast<std::uint32_t>(round), Channel::result);
+        const int control_tag = tag(static_cast<std::uint32_t>(round), Channel::control);
+
+        if (rank != 0) {
+            send_to(0, result_tag, result ? to_json(*result).dump() : std::string("null"));
+            const auto word = receive_from(0, control_tag, Clock::now() + timeout + report_grace + control_grace);
+            if (!word) {
+                std::cerr << fmt::format("qpscope-mesh: rank {}: {}\n", rank,
+                                         net::interrupt_pending()
+                                             ? "interrupted"
+                                             : fmt::format("no word from rank 0 after round {}: it died or hung; "
+                                                           "no report from this rank",
+                                                           round + 1));
+                leave(exit_lost);
+            }
+            if (*word == "go")
+                continue;
+            // "stop" or "end CODE"
+            if (word->rfind("end ", 0) == 0) {
+                const int code = std::atoi(word->c_str() + 4);
+                MPI_Finalize();
+                return code;
+            }
+            leave(exit_lost);
+        }
+
+        // Rank 0: every record of the round, until the pair timeout has passed.
+        double test_s = result ? result->seconds : 0;
+        if (result)
+            collector->add(*result);
+        std::vector<int> lost;
+        for (int from = 1; from < size; ++from) {
+            const auto text = receive_from(from, result_tag, round_start + timeout + report_grace);
+            if (!text) {
+                lost.push_back(from);
+                continue;
+            }
+            const Json j = Json::parse(*text, nullptr, false);
+            if (j.is_discarded() || j.is_null())
+                continue;
+            try {
+                const PairResult side = pair_result_from_json(j);
+                test_s = std::max(test_s, side.seconds);
+                collector->add(side);
+            } catch (const std::exception& e) {
+                std::cerr << fmt::format("qpscope-mesh: rank {} sent a malformed record: {}\n", from, e.what());
+            }
+        }
+        RoundTiming timing;
+        timing.wall_s = std::chrono::duration<double>(Clock::now() - round_start).count();
+        timing.test_s = test_s;
+        collector->round_done(timing);
+        if (!lost.empty() || net::interrupt_pending()) {
+            std::string why;
+            if (net::interrupt_pending()) {
+                why = "interrupted";
+            } else {
+                std::vector<std::string> names;
+                for (int l : lost)
+                    names.push_back(rank_name(ranks[static_cast<std::size_t>(l)]));
+                why = fmt::format("{} did not report round {} within the per-pair timeout ({:g} s) plus {} s: died "
+                                  "or hung",
+                                  fmt::join(names, ", "), round + 1, tests.timeout_s, report_grace.count());
+                for (int l : lost)
+                    collector->lost(static_cast<std::uint32_t>(round), static_cast<std::uint32_t>(l),
+                                    fmt::format("{} was lost", rank_name(ranks[static_cast<std::size_t>(l)])));
+            }
+            collector->stop(why);
+            for (int to = 1; to < size; ++to)
+                if (std::find(lost.begin(), lost.end(), to) == lost.end())
+                    send_to(to, control_tag, "stop");
+            progress(false, round, sched.rounds.size());
+            if (show_progress)
+                std::cerr << '\n';
+            std::cerr << "qpscope-mesh: the run ended early: " << why << '\n';
+            leave(collector->finish());
+        }
+        if (round + 1 < sched.rounds.size())
+            for (int to = 1; to < size; ++to)
+                send_to(to, control_tag, "go");
+        else {
+            const int code = collector->finish();
+            for (int to = 1; to < size; ++to)
+                send_to(to, control_tag, fmt::format("end {}", code));
+            MPI_Finalize();
+            return code;
+        }
+    }
+    // No round at all cannot happen with 2 or more ranks.
+    MPI_Finalize();
+    return 0;
+}
+
+}  // namespace qps::mesh::mpi

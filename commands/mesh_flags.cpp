@@ -49,7 +49,8 @@ void add_mesh_options(CLI::App* cmd, MeshFlags& f)
     cmd->add_option("--svg-metric", f.svg_metric, "Colour the heat map by bw or lat (default bw when measured)")
         ->transform(one_of({"bw", "lat"}));
     cmd->add_option("-o,--output", f.output,
-                    "Also write the JSON report to this file (rank 0), rewritten after every round, so a run "
+                    "Also write the JSON report to this file (rank 0), rewritten after a round (at most every 5 s) "
+                    "and when the run stops, so a run "
                     "that is killed leaves what it had");
 }
 

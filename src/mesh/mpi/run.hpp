@@ -7,7 +7,8 @@
 // per-pair timeout (plus a little), then says "go" for the next round. A
 // rank that has not reported by then is lost (died or hung): rank 0 says
 // "stop" to the others, writes the partial report and everyone ends. The
-// JSON report is rewritten after every round (--output), so even a job the
+// JSON report is rewritten after rounds (--output; at most every 5 s) and
+// when the run stops, so even a job the
 // launcher kills leaves what was measured.
 #pragma once
 

@@ -263,6 +263,121 @@ void progress(bool show, std::size_t round, std::size_t rounds)
     std::_Exit(code);
 }
 
+// What every rank knows once the run has started.
+struct Run {
+    int rank = 0, size = 0;
+    MeshOptions options;
+    std::vector<RankInfo> ranks;
+    Schedule sched;
+    Clock::duration timeout{};
+    perf::Clock clock = perf::Clock::system();
+};
+
+// This rank's part of round `round`: its pair's tests, or nothing (it sits out).
+std::optional<PairResult> run_my_pair(const Run& run, std::size_t round, Clock::time_point round_start)
+{
+    const Pair* pair = run.sched.pair_of(round, static_cast<std::uint32_t>(run.rank));
+    if (!pair)
+        return std::nullopt;
+    const std::uint32_t partner = pair->a == static_cast<std::uint32_t>(run.rank) ? pair->b : pair->a;
+    PairContext ctx;
+    ctx.pair = *pair;
+    ctx.me = static_cast<std::uint32_t>(run.rank);
+    ctx.round = static_cast<std::uint32_t>(round);
+    ctx.mine = &run.ranks[static_cast<std::size_t>(run.rank)];
+    ctx.partner = &run.ranks[partner];
+    ctx.tests = run.options.tests;
+    ctx.deadline = round_start + run.timeout;
+    Link link(static_cast<int>(partner), tag(static_cast<std::uint32_t>(round), Channel::pair));
+    return run_pair(ctx, link, run.clock);
+}
+
+// A rank other than 0 after its round: its record to rank 0, then rank 0's
+// word. Returns nullopt to go on, else the exit code (MPI finalized).
+std::optional<int> report_and_wait(const Run& run, std::size_t round, const std::optional<PairResult>& result)
+{
+    send_to(0, tag(static_cast<std::uint32_t>(round), Channel::result), result ? to_json(*result).dump() : "null");
+    const auto word = receive_from(0, tag(static_cast<std::uint32_t>(round), Channel::control),
+                                   Clock::now() + run.timeout + report_grace + control_grace);
+    if (!word) {
+        std::cerr << fmt::format("qpscope-mesh: rank {}: {}\n", run.rank,
+                                 net::interrupt_pending()
+                                     ? "interrupted"
+                                     : fmt::format("no word from rank 0 after round {}: it died or hung; no report "
+                                                   "from this rank",
+                                                   round + 1));
+        leave(exit_lost);
+    }
+    if (*word == "go")
+        return std::nullopt;
+    if (word->rfind("end ", 0) == 0) {
+        const int code = std::atoi(word->c_str() + 4);
+        MPI_Finalize();
+        return code;
+    }
+    leave(exit_lost);  // "stop"
+}
+
+// Rank 0 after its own pair: every record of the round until the pair
+// timeout (+ grace) has passed. Returns the ranks that sent none.
+std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t round, Clock::time_point round_start,
+                               const std::optional<PairResult>& own)
+{
+    const int result_tag = tag(static_cast<std::uint32_t>(round), Channel::result);
+    double test_s = own ? own->seconds : 0;
+    if (own)
+        collector.add(*own);
+    std::vector<int> lost;
+    for (int from = 1; from < run.size; ++from) {
+        const auto text = receive_from(from, result_tag, round_start + run.timeout + report_grace);
+        if (!text) {
+            lost.push_back(from);
+            continue;
+        }
+        const Json j = Json::parse(*text, nullptr, false);
+        if (j.is_discarded() || j.is_null())
+            continue;
+        try {
+            const PairResult side = pair_result_from_json(j);
+            test_s = std::max(test_s, side.seconds);
+            collector.add(side);
+        } catch (const std::exception& e) {
+            std::cerr << fmt::format("qpscope-mesh: rank {} sent a malformed record: {}\n", from, e.what());
+        }
+    }
+    RoundTiming timing;
+    timing.wall_s = std::chrono::duration<double>(Clock::now() - round_start).count();
+    timing.test_s = test_s;
+    collector.round_done(timing);
+    return lost;
+}
+
+// Rank 0 ends the run early: the others are told to stop, the report says why.
+[[noreturn]] void stop_run(const Run& run, Collector& collector, std::size_t round, const std::vector<int>& lost,
+                           bool show_progress)
+{
+    std::string why = "interrupted";
+    if (!net::interrupt_pending()) {
+        std::vector<std::string> names;
+        for (int l : lost) {
+            const RankInfo& r = run.ranks[static_cast<std::size_t>(l)];
+            names.push_back(rank_name(r));
+            collector.lost(static_cast<std::uint32_t>(round), r.rank, fmt::format("{} was lost", rank_name(r)));
+        }
+        why = fmt::format("{} did not report round {} within the per-pair timeout ({:g} s) plus {} s: died or hung",
+                          fmt::join(names, ", "), round + 1, run.options.tests.timeout_s, report_grace.count());
+    }
+    collector.stop(why);
+    const int control_tag = tag(static_cast<std::uint32_t>(round), Channel::control);
+    for (int to = 1; to < run.size; ++to)
+        if (net::interrupt_pending() || std::find(lost.begin(), lost.end(), to) == lost.end())
+            send_to(to, control_tag, "stop");
+    if (show_progress)
+        std::cerr << '\n';
+    std::cerr << "qpscope-mesh: the run ended early: " << why << '\n';
+    leave(collector.finish());
+}
+
 }  // namespace
 
 int run(int argc, char** argv)
@@ -278,13 +393,13 @@ int run(int argc, char** argv)
     app.set_version_flag("-V,--version", fmt::format("qpscope-mesh {}", QPSCOPE_VERSION));
 
     // The command line first: --help and --version need no MPI.
-    MeshOptions options;
+    Run run;
     std::string parse_error;
     try {
         app.parse(argc, argv);
-        options = cli::to_mesh_options(flags);
-        options.json = json;
-        options.quiet = quiet;
+        run.options = cli::to_mesh_options(flags);
+        run.options.json = json;
+        run.options.quiet = quiet;
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) {
@@ -301,7 +416,8 @@ int run(int argc, char** argv)
     ::setenv("OMPI_MCA_btl", "self,vader,tcp", 0);
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    const int rank = world_rank(), size = world_size();
+    run.rank = world_rank();
+    run.size = world_size();
     net::install_interrupt_handlers();
 
     // Rank 0's command line rules: its error ends everyone; another rank's
@@ -309,152 +425,69 @@ int run(int argc, char** argv)
     int verdict = parse_error.empty() ? -1 : exit_usage;
     MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (verdict >= 0) {
-        if (rank == 0 && !parse_error.empty())
+        if (run.rank == 0 && !parse_error.empty())
             std::cerr << "qpscope-mesh: " << parse_error << '\n';
         MPI_Finalize();
         return verdict;
     }
-    if (size < 2) {
+    if (run.size < 2) {
         std::cerr << "qpscope-mesh: 1 rank: a mesh needs at least 2 (e.g. mpirun -np 4 --map-by node qpscope-mesh)\n";
         MPI_Finalize();
         return exit_usage;
     }
-    const Json plan = Json::parse(broadcast(rank == 0 ? Json{{"tests", to_json(options.tests)},
-                                                              {"pairs", pairs_name(options.pairs)},
-                                                              {"seed", options.pairs.seed}}
-                                                            .dump()
-                                                      : std::string()));
-    TestSpec tests = test_spec_from_json(plan.at("tests"));
+    const Json plan = Json::parse(broadcast(run.rank == 0 ? Json{{"tests", to_json(run.options.tests)},
+                                                                  {"pairs", pairs_name(run.options.pairs)},
+                                                                  {"seed", run.options.pairs.seed}}
+                                                                .dump()
+                                                          : std::string()));
+    run.options.tests = test_spec_from_json(plan.at("tests"));
     PairSpec pair_spec = parse_pairs(plan.at("pairs").get<std::string>());
     pair_spec.seed = plan.at("seed").get<std::uint64_t>();
-    options.tests = tests;
 
-    const RankInfo mine = local_setup(options, static_cast<std::uint32_t>(rank), node_local_rank(), parse_error);
-    const std::vector<RankInfo> ranks = gather_ranks(mine, size);
-    const Schedule sched = schedule(pair_spec, static_cast<std::uint32_t>(size));
-    const perf::Clock clock = perf::Clock::system();
-    const auto timeout = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(tests.timeout_s));
+    const RankInfo mine = local_setup(run.options, static_cast<std::uint32_t>(run.rank), node_local_rank(), parse_error);
+    run.ranks = gather_ranks(mine, run.size);
+    run.sched = schedule(pair_spec, static_cast<std::uint32_t>(run.size));
+    run.timeout =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.options.tests.timeout_s));
 
     std::optional<Collector> collector;
-    if (rank == 0) {
+    if (run.rank == 0) {
         MeshReport r;
-        r.tests = tests;
+        r.tests = run.options.tests;
         r.pairs = pair_spec;
-        r.ranks = ranks;
-        r.schedule = sched;
-        collector.emplace(options, std::move(r));
+        r.ranks = run.ranks;
+        r.schedule = run.sched;
+        collector.emplace(run.options, std::move(r));
     }
-    const bool show_progress = rank == 0 && !options.quiet && ::isatty(STDERR_FILENO);
+    const bool show_progress = run.rank == 0 && !run.options.quiet && ::isatty(STDERR_FILENO);
     MPI_Barrier(MPI_COMM_WORLD);
 
-    for (std::size_t round = 0; round < sched.rounds.size(); ++round) {
+    const std::size_t rounds = run.sched.rounds.size();
+    for (std::size_t round = 0; round < rounds; ++round) {
         const auto round_start = Clock::now();
-        progress(show_progress, round, sched.rounds.size());
-        const Pair* pair = sched.pair_of(round, static_cast<std::uint32_t>(rank));
-        std::optional<PairResult> result;
-        if (pair) {
-            const std::uint32_t partner = pair->a == static_cast<std::uint32_t>(rank) ? pair->b : pair->a;
-            PairContext ctx;
-            ctx.pair = *pair;
-            ctx.me = static_cast<std::uint32_t>(rank);
-            ctx.round = static_cast<std::uint32_t>(round);
-            ctx.mine = &ranks[static_cast<std::size_t>(rank)];
-            ctx.partner = &ranks[partner];
-            ctx.tests = tests;
-            ctx.deadline = round_start + timeout;
-            Link link(static_cast<int>(partner), tag(static_cast<std::uint32_t>(round), Channel::pair));
-            result = run_pair(ctx, link, clock);
+        progress(show_progress, round, rounds);
+        const std::optional<PairResult> result = run_my_pair(run, round, round_start);
+        if (run.rank != 0) {
+            if (const auto code = report_and_wait(run, round, result))
+                return *code;
+            continue;
         }
-        const int result_tag = tag(static_cast<std::uint32_t>(round), Channel::result);
+        const std::vector<int> lost = collect_round(run, *collector, round, round_start, result);
+        if (!lost.empty() || net::interrupt_pending())
+            stop_run(run, *collector, round, lost, show_progress);
         const int control_tag = tag(static_cast<std::uint32_t>(round), Channel::control);
-
-        if (rank != 0) {
-            send_to(0, result_tag, result ? to_json(*result).dump() : std::string("null"));
-            const auto word = receive_from(0, control_tag, Clock::now() + timeout + report_grace + control_grace);
-            if (!word) {
-                std::cerr << fmt::format("qpscope-mesh: rank {}: {}\n", rank,
-                                         net::interrupt_pending()
-                                             ? "interrupted"
-                                             : fmt::format("no word from rank 0 after round {}: it died or hung; "
-                                                           "no report from this rank",
-                                                           round + 1));
-                leave(exit_lost);
-            }
-            if (*word == "go")
-                continue;
-            // "stop" or "end CODE"
-            if (word->rfind("end ", 0) == 0) {
-                const int code = std::atoi(word->c_str() + 4);
-                MPI_Finalize();
-                return code;
-            }
-            leave(exit_lost);
-        }
-
-        // Rank 0: every record of the round, until the pair timeout has passed.
-        double test_s = result ? result->seconds : 0;
-        if (result)
-            collector->add(*result);
-        std::vector<int> lost;
-        for (int from = 1; from < size; ++from) {
-            const auto text = receive_from(from, result_tag, round_start + timeout + report_grace);
-            if (!text) {
-                lost.push_back(from);
-                continue;
-            }
-            const Json j = Json::parse(*text, nullptr, false);
-            if (j.is_discarded() || j.is_null())
-                continue;
-            try {
-                const PairResult side = pair_result_from_json(j);
-                test_s = std::max(test_s, side.seconds);
-                collector->add(side);
-            } catch (const std::exception& e) {
-                std::cerr << fmt::format("qpscope-mesh: rank {} sent a malformed record: {}\n", from, e.what());
-            }
-        }
-        RoundTiming timing;
-        timing.wall_s = std::chrono::duration<double>(Clock::now() - round_start).count();
-        timing.test_s = test_s;
-        collector->round_done(timing);
-        if (!lost.empty() || net::interrupt_pending()) {
-            std::string why;
-            if (net::interrupt_pending()) {
-                why = "interrupted";
-            } else {
-                std::vector<std::string> names;
-                for (int l : lost)
-                    names.push_back(rank_name(ranks[static_cast<std::size_t>(l)]));
-                why = fmt::format("{} did not report round {} within the per-pair timeout ({:g} s) plus {} s: died "
-                                  "or hung",
-                                  fmt::join(names, ", "), round + 1, tests.timeout_s, report_grace.count());
-                for (int l : lost)
-                    collector->lost(static_cast<std::uint32_t>(round), static_cast<std::uint32_t>(l),
-                                    fmt::format("{} was lost", rank_name(ranks[static_cast<std::size_t>(l)])));
-            }
-            collector->stop(why);
-            for (int to = 1; to < size; ++to)
-                if (std::find(lost.begin(), lost.end(), to) == lost.end())
-                    send_to(to, control_tag, "stop");
-            progress(false, round, sched.rounds.size());
-            if (show_progress)
-                std::cerr << '\n';
-            std::cerr << "qpscope-mesh: the run ended early: " << why << '\n';
-            leave(collector->finish());
-        }
-        if (round + 1 < sched.rounds.size())
-            for (int to = 1; to < size; ++to)
+        if (round + 1 < rounds) {
+            for (int to = 1; to < run.size; ++to)
                 send_to(to, control_tag, "go");
-        else {
-            const int code = collector->finish();
-            for (int to = 1; to < size; ++to)
-                send_to(to, control_tag, fmt::format("end {}", code));
-            MPI_Finalize();
-            return code;
+            continue;
         }
+        const int code = collector->finish();
+        for (int to = 1; to < run.size; ++to)
+            send_to(to, control_tag, fmt::format("end {}", code));
+        MPI_Finalize();
+        return code;
     }
-    // No round at all cannot happen with 2 or more ranks.
-    MPI_Finalize();
+    MPI_Finalize();  // no round: cannot happen with 2 or more ranks
     return 0;
 }
 

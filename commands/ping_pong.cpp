@@ -9,7 +9,7 @@
 #include "formatters/latency.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
-#include "src/perf/pingpong.hpp"
+#include "src/perf/pingpong/run.hpp"
 
 namespace qps::cli {
 

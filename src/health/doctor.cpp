@@ -17,7 +17,7 @@
 #include "src/health/stuck.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/kernel/sysfs.hpp"
-#include "src/perf/bw.hpp"
+#include "src/perf/bw/run.hpp"
 #include "src/perf/loopback.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/test_resources.hpp"

@@ -8,8 +8,8 @@
 
 #include "src/net/interrupt.hpp"
 #include "src/net/messages.hpp"
-#include "src/perf/bandwidth.hpp"
-#include "src/perf/latency.hpp"
+#include "src/perf/bw/loop.hpp"
+#include "src/perf/pingpong/loop.hpp"
 #include "src/perf/test_common.hpp"
 #include "src/verbs/test_resources.hpp"
 

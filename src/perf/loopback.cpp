@@ -7,9 +7,9 @@
 #include <thread>
 #include <unistd.h>
 
-#include "src/perf/bandwidth.hpp"
+#include "src/perf/bw/loop.hpp"
 #include "src/perf/clock.hpp"
-#include "src/perf/latency.hpp"
+#include "src/perf/pingpong/loop.hpp"
 #include "src/perf/test_common.hpp"
 #include "src/verbs/test_resources.hpp"
 

@@ -1,4 +1,4 @@
-#include "src/perf/latency.hpp"
+#include "src/perf/pingpong/loop.hpp"
 
 #include <atomic>
 #include <cerrno>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "src/perf/latency.hpp"
+#include "src/perf/pingpong/loop.hpp"
 #include "src/report/latency.hpp"
 
 namespace qps::perf {

@@ -1,4 +1,4 @@
-#include "src/perf/bandwidth.hpp"
+#include "src/perf/bw/loop.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-#include "src/perf/bw.hpp"
+#include "src/perf/bw/run.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 
 #include "src/error.hpp"
 #include "src/net/exchange.hpp"
-#include "src/perf/bandwidth.hpp"
+#include "src/perf/bw/loop.hpp"
 #include "src/perf/clock.hpp"
 
 namespace qps::perf {

@@ -1,4 +1,4 @@
-#include "src/perf/pingpong.hpp"
+#include "src/perf/pingpong/run.hpp"
 
 #include <algorithm>
 #include <array>

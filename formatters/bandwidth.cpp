@@ -46,6 +46,8 @@ Table direction_table(const report::BwReport& r, bool client_posts)
                              {"messages_per_s", "MSG/s"}};
     if (sends)
         cols.push_back({"received_bytes_per_s", "RECEIVED AVG"});
+    if (r.threads > 1)
+        cols.push_back({"overlap_s", "ALL THREADS s"});
     cols.push_back({"poster_cpu_percent", "POSTER CPU %"});
     cols.push_back({"peer_cpu_percent", "PEER CPU %"});
     cols.push_back({"verified", "DATA CHECK"});
@@ -67,6 +69,8 @@ Table direction_table(const report::BwReport& r, bool client_posts)
                                Scaled{d.messages_per_s, 1, 0}};
         if (sends)
             row.push_back(other && other->rx ? Value{Scaled{other->rx->bytes_per_s, unit.bytes_per_s}} : Value{});
+        if (r.threads > 1)
+            row.push_back(Scaled{d.overlap_seconds, 1, 3});
         row.push_back(percent(poster));
         row.push_back(percent(other));
         // Reads land on the poster; sends and writes on the other side.
@@ -91,6 +95,45 @@ Table total_table(const report::BwReport& r)
     return t;
 }
 
+// bw --threads: what each thread of a posting side measured.
+Table threads_table(const report::BwReport& r)
+{
+    const report::RateUnit& unit = report::rate_unit(r.unit);
+    Table t{{{"size_bytes", "BYTES"},
+             {"side", "SIDE"},
+             {"thread", "THREAD"},
+             {"cpu", "CPU"},
+             {"messages", "MESSAGES"},
+             {"measured_s", "SECONDS"},
+             {"bytes_per_s", "AVG"},
+             {"peak_bytes_per_s", "PEAK"},
+             {"min_bytes_per_s", "MIN"},
+             {"messages_per_s", "MSG/s"},
+             {"cpu_percent", "CPU %"},
+             {"abort_reason", "ENDED EARLY"}},
+            {}};
+    for (const auto& s : r.sizes) {
+        const Sides sides = sides_of(r, s);
+        for (const auto* side : {sides.client, sides.server}) {
+            if (!side)
+                continue;
+            for (const auto& th : side->threads) {
+                if (!th.tx)
+                    continue;
+                const report::DirectionStats& d = *th.tx;
+                t.rows.push_back({u64{s.local.size}, std::string(side == sides.client ? "client" : "server"),
+                                  u64{th.index}, th.cpu >= 0 ? Value{std::int64_t{th.cpu}} : Value{nullptr},
+                                  u64{d.messages}, Scaled{d.seconds, 1, 3}, Scaled{d.bytes_per_s, unit.bytes_per_s},
+                                  Scaled{d.peak_bytes_per_s, unit.bytes_per_s},
+                                  Scaled{d.min_bytes_per_s, unit.bytes_per_s}, Scaled{d.messages_per_s, 1, 0},
+                                  Scaled{th.cpu_percent, 1, 1},
+                                  th.aborted ? Value{th.abort_reason} : Value{}});
+            }
+        }
+    }
+    return t;
+}
+
 }  // namespace
 
 std::string bw_progress_line(std::uint32_t size, double seconds, double bytes_per_s, const std::string& unit)
@@ -103,11 +146,18 @@ void render_bw(const report::BwReport& r, Printer& p)
 {
     {
         ObjectScope test(p, "test",
-                         fmt::format("bw {} over {} ({}), {} QP{}, {}", r.op, r.transport, r.role, r.qps,
+                         fmt::format("bw {} over {} ({}), {}{} QP{}, {}", r.op, r.transport, r.role,
+                                     r.threads > 1 ? fmt::format("{} threads x ", r.threads) : "", r.qps,
                                      r.qps == 1 ? "" : "s", r.bidir ? "bidirectional" : "unidirectional"));
         render_test_header(r, p);
         p.field("bidir", "bidirectional", r.bidir);
-        p.field("qps", "QPs", u64{r.qps});
+        p.field("threads", "worker threads", u64{r.threads});
+        if (!r.cpus.empty()) {
+            ListScope cpus(p, "cpus", "this side's threads pinned to CPUs");
+            for (int c : r.cpus)
+                p.item(std::int64_t{c});
+        }
+        p.field("qps", r.threads > 1 ? "QPs per thread" : "QPs", u64{r.qps});
         p.field("tx_depth", "send queue depth per QP", u64{r.tx_depth});
         p.field("rx_depth", "receive queue depth per QP (send op)", u64{r.rx_depth});
         p.field("post_list", "WRs per post", u64{r.post_list});
@@ -138,6 +188,12 @@ void render_bw(const report::BwReport& r, Printer& p)
         p.table("server_posts", heading(false), direction_table(r, false));
         p.table("total", fmt::format("both directions together, in {}", r.unit), total_table(r));
     }
+    if (r.threads > 1)
+        p.table("threads",
+                fmt::format("each thread of the posting sides, in {}; the tables above are their total over the "
+                            "span from the first thread's start to the last one's end",
+                            r.unit),
+                threads_table(r));
 }
 
 }  // namespace qps::fmt_out

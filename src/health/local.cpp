@@ -276,7 +276,7 @@ std::string cpu_list_text(const std::vector<int>& cpus)
     return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ","));
 }
 
-Finding check_cpu(int cpu, const std::vector<int>& allowed)
+Finding check_cpu(int cpu, const std::vector<int>& allowed, std::string_view option)
 {
     Finding r;
     r.id = "cpu";
@@ -288,7 +288,7 @@ Finding check_cpu(int cpu, const std::vector<int>& allowed)
         return r;
     }
     r.status = Status::fail;
-    r.summary = fmt::format("--cpu {}: this process may run on CPUs {} only", cpu, cpu_list_text(allowed));
+    r.summary = fmt::format("{} {}: this process may run on CPUs {} only", option, cpu, cpu_list_text(allowed));
     r.why = "the test pins its polling thread to that CPU";
     r.fix = fmt::format("choose one of {} (the affinity comes from taskset, cgroups or the job's allocation)",
                         cpu_list_text(allowed));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/health/finding.hpp"
@@ -66,8 +67,8 @@ Finding check_memlock(const Memlock& m, std::uint64_t needed, const std::string&
 
 // The CPUs this process may run on (sched_getaffinity).
 std::vector<int> allowed_cpus();
-// id "cpu": `cpu` from -c/--cpu.
-Finding check_cpu(int cpu, const std::vector<int>& allowed);
+// id "cpu": `cpu` from -c/--cpu (or the option named, e.g. bw's --cpus).
+Finding check_cpu(int cpu, const std::vector<int>& allowed, std::string_view option = "--cpu");
 // "0-3,6" from a sorted list.
 std::string cpu_list_text(const std::vector<int>& cpus);
 

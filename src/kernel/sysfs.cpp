@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <string_view>
 #include <cstring>
 #include <filesystem>
 #include <fcntl.h>
@@ -74,6 +75,54 @@ CounterSet read_port_counters(const std::string& device, std::uint32_t port, con
     std::sort(set.counters.begin(), set.counters.end(),
               [](const Counter& a, const Counter& b) { return a.name < b.name; });
     return set;
+}
+
+
+std::optional<std::vector<int>> parse_cpu_list(const std::string& text)
+{
+    std::vector<int> out;
+    std::size_t i = 0;
+    const auto number = [&](int& v) {
+        const char* b = text.data() + i;
+        const auto [p, ec] = std::from_chars(b, text.data() + text.size(), v);
+        if (ec != std::errc() || v < 0 || v > 65535)
+            return false;
+        i += static_cast<std::size_t>(p - b);
+        return true;
+    };
+    std::string_view rest(text);
+    while (!rest.empty() && (rest.back() == '\n' || rest.back() == ' '))
+        rest.remove_suffix(1);
+    if (rest.empty())
+        return out;
+    const std::size_t n = rest.size();
+    while (i < n) {
+        int a = 0, b = 0;
+        if (!number(a))
+            return std::nullopt;
+        b = a;
+        if (i < n && text[i] == '-') {
+            ++i;
+            if (!number(b) || b < a)
+                return std::nullopt;
+        }
+        for (int c = a; c <= b; ++c)
+            out.push_back(c);
+        if (i < n) {
+            if (text[i] != ',' || i + 1 == n)
+                return std::nullopt;
+            ++i;
+        }
+    }
+    return out;
+}
+
+std::vector<int> device_local_cpus(const std::string& device, const std::string& root)
+{
+    std::string text;
+    if (read_small_file(root + "/" + device + "/device/local_cpulist", text) != 0)
+        return {};
+    return parse_cpu_list(text).value_or(std::vector<int>{});
 }
 
 }  // namespace qps::kernel

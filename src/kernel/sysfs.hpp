@@ -25,6 +25,13 @@ struct CounterSet {
 CounterSet read_port_counters(const std::string& device, std::uint32_t port, const std::string& subdir,
                               const std::string& root = "/sys/class/infiniband");
 
+// The CPUs near the device (its PCI function's local_cpulist: the NUMA
+// node's); empty when sysfs does not say (Soft-RoCE has no PCI device).
+std::vector<int> device_local_cpus(const std::string& device, const std::string& root = "/sys/class/infiniband");
+
+// A kernel CPU list ("0-3,8,10-11\n"); nullopt when malformed.
+std::optional<std::vector<int>> parse_cpu_list(const std::string& text);
+
 // Parses the text of one counter file ("1234\n"); nullopt when malformed.
 std::optional<std::uint64_t> parse_counter(const std::string& text);
 

@@ -65,4 +65,57 @@ double WindowMeter::average() const
 double WindowMeter::peak() const { return windows_ ? peak_ / static_cast<double>(window_) : average(); }
 double WindowMeter::minimum() const { return windows_ ? min_ / static_cast<double>(window_) : average(); }
 
+WindowGrid::WindowGrid(std::uint64_t origin, std::uint64_t window, std::size_t reserve)
+    : origin_(origin), window_(std::max<std::uint64_t>(window, 1))
+{
+    bins_.reserve(reserve);
+}
+
+void WindowGrid::add(std::uint64_t from, std::uint64_t to, std::uint64_t bytes)
+{
+    from = std::max(from, origin_);
+    to = std::max(to, from);
+    const std::size_t last = static_cast<std::size_t>((to - origin_) / window_);
+    if (last >= bins_.size())
+        bins_.resize(last + 1, 0.0);
+    if (to == from) {
+        bins_[last] += static_cast<double>(bytes);
+        return;
+    }
+    const double per_tick = static_cast<double>(bytes) / static_cast<double>(to - from);
+    std::uint64_t at = from;
+    while (at < to) {
+        const std::size_t i = static_cast<std::size_t>((at - origin_) / window_);
+        const std::uint64_t bin_end = origin_ + (i + 1) * window_;
+        const std::uint64_t until = std::min(to, bin_end);
+        bins_[i] += per_tick * static_cast<double>(until - at);
+        at = until;
+    }
+}
+
+GridSum sum_windows(const std::vector<const WindowGrid*>& grids, std::uint64_t from, std::uint64_t to)
+{
+    GridSum out;
+    if (grids.empty() || to <= from)
+        return out;
+    const std::uint64_t origin = grids.front()->origin(), window = grids.front()->window();
+    if (to <= origin)
+        return out;
+    from = std::max(from, origin);
+    // The first window starting at or after `from`, the last ending at or before `to`.
+    const std::uint64_t first = (from - origin + window - 1) / window;
+    const std::uint64_t end = (to - origin) / window;  // one past the last whole window
+    for (std::uint64_t i = first; i < end; ++i) {
+        double sum = 0;
+        for (const WindowGrid* g : grids)
+            sum += g->at(static_cast<std::size_t>(i));
+        out.peak = out.windows == 0 ? sum : std::max(out.peak, sum);
+        out.minimum = out.windows == 0 ? sum : std::min(out.minimum, sum);
+        ++out.windows;
+    }
+    out.peak /= static_cast<double>(window);
+    out.minimum /= static_cast<double>(window);
+    return out;
+}
+
 }  // namespace qps::perf

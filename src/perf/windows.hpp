@@ -10,7 +10,9 @@
 // minimum (windows() == 0 says so).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace qps::perf {
 
@@ -43,5 +45,37 @@ private:
     std::uint64_t windows_ = 0;
     double peak_ = 0, min_ = 0;   // bytes per window
 };
+
+// Bytes per fixed window on a grid whose origin and width several threads
+// share, so that their windows line up and add up (bw --threads). A batch
+// of bytes is spread evenly over the ticks since the thread's previous
+// batch, as in WindowMeter. Memory grows with the span: `reserve` windows
+// are allocated up front, so a span that fits never allocates in the loop.
+class WindowGrid {
+public:
+    WindowGrid(std::uint64_t origin, std::uint64_t window, std::size_t reserve);
+
+    // `bytes` completed over the ticks (from, to]; from <= to, both >= origin.
+    void add(std::uint64_t from, std::uint64_t to, std::uint64_t bytes);
+
+    std::uint64_t origin() const { return origin_; }
+    std::uint64_t window() const { return window_; }
+    std::size_t size() const { return bins_.size(); }
+    // Bytes in window i (0 beyond the last one touched).
+    double at(std::size_t i) const { return i < bins_.size() ? bins_[i] : 0.0; }
+
+private:
+    std::uint64_t origin_, window_;
+    std::vector<double> bins_;
+};
+
+// Peak and minimum of the sum of several grids (same origin and window)
+// over the windows that lie wholly inside [from, to]: bytes per tick;
+// windows = 0 when none does.
+struct GridSum {
+    double peak = 0, minimum = 0;
+    std::uint64_t windows = 0;
+};
+GridSum sum_windows(const std::vector<const WindowGrid*>& grids, std::uint64_t from, std::uint64_t to);
 
 }  // namespace qps::perf

@@ -17,7 +17,8 @@ qp::Json to_json(const DirectionStats& d)
             {"peak_bytes_per_s", d.peak_bytes_per_s},
             {"min_bytes_per_s", d.min_bytes_per_s},
             {"windows", d.windows},
-            {"messages_per_s", d.messages_per_s}};
+            {"messages_per_s", d.messages_per_s},
+            {"overlap_seconds", d.overlap_seconds}};
 }
 
 std::optional<DirectionStats> direction_from_json(const qp::Json& j)
@@ -33,7 +34,40 @@ std::optional<DirectionStats> direction_from_json(const qp::Json& j)
     d.min_bytes_per_s = j.at("min_bytes_per_s").get<double>();
     d.windows = j.at("windows").get<std::uint64_t>();
     d.messages_per_s = j.at("messages_per_s").get<double>();
+    d.overlap_seconds = j.value("overlap_seconds", 0.0);
     return d;
+}
+
+qp::Json to_json(const ThreadStats& t)
+{
+    qp::Json j{{"index", t.index},
+               {"cpu", t.cpu},
+               {"tx", t.tx ? to_json(*t.tx) : qp::Json(nullptr)},
+               {"rx", t.rx ? to_json(*t.rx) : qp::Json(nullptr)},
+               {"cpu_user_s", t.cpu_user_s},
+               {"cpu_sys_s", t.cpu_sys_s},
+               {"cpu_wall_s", t.cpu_wall_s},
+               {"cpu_percent", t.cpu_percent},
+               {"aborted", t.aborted}};
+    if (t.aborted)
+        j["abort_reason"] = t.abort_reason;
+    return j;
+}
+
+ThreadStats thread_from_json(const qp::Json& j)
+{
+    ThreadStats t;
+    t.index = j.at("index").get<std::uint32_t>();
+    t.cpu = j.at("cpu").get<int>();
+    t.tx = direction_from_json(j.at("tx"));
+    t.rx = direction_from_json(j.at("rx"));
+    t.cpu_user_s = j.at("cpu_user_s").get<double>();
+    t.cpu_sys_s = j.at("cpu_sys_s").get<double>();
+    t.cpu_wall_s = j.at("cpu_wall_s").get<double>();
+    t.cpu_percent = j.at("cpu_percent").get<double>();
+    t.aborted = j.at("aborted").get<bool>();
+    t.abort_reason = j.value("abort_reason", "");
+    return t;
 }
 
 }  // namespace
@@ -52,6 +86,12 @@ qp::Json to_json(const SideStats& s)
                {"aborted", s.aborted}};
     if (s.aborted)
         j["abort_reason"] = s.abort_reason;
+    if (!s.threads.empty()) {
+        qp::Json threads = qp::Json::array();
+        for (const auto& t : s.threads)
+            threads.push_back(to_json(t));
+        j["threads"] = std::move(threads);
+    }
     return j;
 }
 
@@ -70,6 +110,9 @@ SideStats side_stats_from_json(const qp::Json& j)
         s.verify_failed = j.at("verify_failed").get<bool>();
         s.aborted = j.at("aborted").get<bool>();
         s.abort_reason = j.value("abort_reason", "");
+        if (j.contains("threads"))
+            for (const auto& t : j.at("threads"))
+                s.threads.push_back(thread_from_json(t));
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw OperationError(fmt::format("the peer's results are malformed: {}", e.what()));

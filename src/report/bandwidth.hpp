@@ -23,13 +23,29 @@ struct DirectionStats {
     double min_bytes_per_s = 0;     // worst complete window
     std::uint64_t windows = 0;      // complete windows (0: span shorter than one window)
     double messages_per_s = 0;
+    // bw --threads, a side's total: the time all its threads were measuring
+    // at once (seconds runs from the first thread's start to the last one's
+    // end). 0 for one thread.
+    double overlap_seconds = 0;
+};
+
+// One worker thread of a side (bw --threads): its own QPs, CPU and span.
+struct ThreadStats {
+    std::uint32_t index = 0;
+    int cpu = -1;  // the CPU it was pinned to
+    std::optional<DirectionStats> tx, rx;
+    double cpu_user_s = 0, cpu_sys_s = 0, cpu_wall_s = 0;
+    double cpu_percent = 0;
+    bool aborted = false;
+    std::string abort_reason;
 };
 
 struct SideStats {
     std::uint32_t size = 0;
     std::optional<DirectionStats> tx, rx;
     double cpu_user_s = 0, cpu_sys_s = 0, cpu_wall_s = 0;
-    double cpu_percent = 0;        // (user + sys) / wall, of one CPU
+    double cpu_percent = 0;        // (user + sys) / wall, of one CPU (N threads: up to N x 100)
+    std::vector<ThreadStats> threads;  // bw --threads N > 1: each thread; tx and rx above are the total
     std::string verified;          // "ok", "not checked (...)" or "MISMATCH ..."
     bool verify_failed = false;
     bool aborted = false;
@@ -46,6 +62,8 @@ struct BwSizeResult {
 
 struct BwReport : TestHeader {
     bool bidir = false;
+    std::uint32_t threads = 1;
+    std::vector<int> cpus;  // this side's worker CPUs (bw --threads), or -c
     std::uint32_t qps = 1, tx_depth = 0, rx_depth = 0, post_list = 1, cq_mod = 1;
     double window_ms = 10;
     std::string unit;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <limits>
 #include <poll.h>
+#include <thread>
 
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
@@ -172,18 +173,20 @@ private:
 // another (-n) or after a duration (-D).
 class Span {
 public:
-    Span(std::uint64_t start_count, std::uint64_t end_count, std::uint64_t window_ticks, std::uint32_t size)
-        : start_count_(start_count), end_count_(end_count), window_ticks_(window_ticks), size_(size)
+    Span(std::uint64_t start_count, std::uint64_t end_count, std::uint64_t window_ticks, std::uint32_t size,
+         WindowGrid* grid = nullptr)
+        : start_count_(start_count), end_count_(end_count), window_ticks_(window_ticks), size_(size), grid_(grid)
     {
     }
 
-    // `total` messages have completed by tick `now`, `fresh` of them new.
-    void advance(std::uint64_t now, std::uint64_t total, std::uint64_t fresh)
+    // `total` messages have completed by tick `now`, `fresh` of them new;
+    // `may_start`: the crew lets the span start (bw --threads -D).
+    void advance(std::uint64_t now, std::uint64_t total, std::uint64_t fresh, bool may_start = true)
     {
         if (ended_)
             return;
         if (!meter_) {
-            if (total < start_count_)
+            if (total < start_count_ || !may_start)
                 return;
             meter_.emplace(now, window_ticks_);
             start_tick_ = now;
@@ -193,6 +196,8 @@ public:
             return;
         }
         meter_->add(now, fresh * size_);
+        if (grid_)
+            grid_->add(end_tick_, now, fresh * size_);
         end_tick_ = now;
         end_total_ = total;
         if (total >= end_count_)
@@ -210,6 +215,7 @@ public:
 
     bool started() const { return meter_.has_value(); }
     bool ended() const { return ended_; }
+    bool reached_start(std::uint64_t total) const { return total >= start_count_; }
     std::uint64_t start_tick() const { return start_tick_; }
     std::uint64_t end_tick() const { return end_tick_; }
 
@@ -233,6 +239,7 @@ public:
 private:
     std::uint64_t start_count_, end_count_, window_ticks_;
     std::uint32_t size_;
+    WindowGrid* grid_;
     std::optional<WindowMeter> meter_;
     std::uint64_t start_tick_ = 0, end_tick_ = 0, start_total_ = 0, end_total_ = 0;
     bool ended_ = false;
@@ -261,14 +268,18 @@ void post_initial_receives(verbs::TestResources& res, std::uint32_t rx_depth)
 BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, const BwRun& run, const Clock& clock)
 {
     BwResult r;
-    const CpuTimes cpu_at_entry = cpu_times_now();
+    const bool crewed = run.crew.size > 1;
+    const auto cpu_now = crewed ? thread_cpu_times_now : cpu_times_now;
+    const auto halted = [&run] { return run.crew.halt && run.crew.halt->load(std::memory_order_relaxed); };
+    const CpuTimes cpu_at_entry = cpu_now();
     const std::uint64_t entry_tick = clock.now();
     if (!run.sends && !run.receives) {
         wait_passively(run.oob_fd);
-        r.cpu = cpu_use(cpu_at_entry, cpu_times_now(), clock.to_ns(clock.now() - entry_tick) / 1e9);
-        if (net::interrupt_pending()) {
+        r.cpu = cpu_use(cpu_at_entry, cpu_now(), clock.to_ns(clock.now() - entry_tick) / 1e9);
+        if (net::interrupt_pending() || halted()) {
             r.aborted = true;
-            r.abort_reason = "interrupted";
+            r.halted = !net::interrupt_pending();
+            r.abort_reason = r.halted ? "another thread of this side ended the run" : "interrupted";
         }
         return r;
     }
@@ -282,14 +293,38 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
     const std::uint64_t nq = lanes.size();
     const std::uint64_t window_ticks =
         std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(run.window.count()) * clock.info().ticks_per_ns));
-    const std::uint64_t end_count = run.duration ? no_limit : (run.warmup + run.iterations) * nq;
-    Span tx(run.warmup * nq, end_count, window_ticks, run.size);
-    // The receiver's span runs to its last receive: what arrives in bursts
-    // (a software device) averages out over every message after warm-up.
-    Span rx(run.warmup * nq, no_limit, window_ticks, run.size);
     const std::uint64_t duration_ticks =
         run.duration ? static_cast<std::uint64_t>(static_cast<double>(run.duration->count()) * clock.info().ticks_per_ns) : 0;
+    if (crewed) {
+        // Room for the whole span up front (-D), or for 4,096 windows (-n).
+        const std::size_t reserve = run.duration ? static_cast<std::size_t>(duration_ticks / window_ticks) + 64 : 4096;
+        r.tx_trace.grid.emplace(run.crew.grid_origin, window_ticks, run.sends ? reserve : 0);
+        r.rx_trace.grid.emplace(run.crew.grid_origin, window_ticks, run.receives ? reserve : 0);
+    }
+    const std::uint64_t end_count = run.duration ? no_limit : (run.warmup + run.iterations) * nq;
+    Span tx(run.warmup * nq, end_count, window_ticks, run.size, crewed ? &*r.tx_trace.grid : nullptr);
+    // The receiver's span runs to its last receive: what arrives in bursts
+    // (a software device) averages out over every message after warm-up.
+    Span rx(run.warmup * nq, no_limit, window_ticks, run.size, crewed ? &*r.rx_trace.grid : nullptr);
     const std::uint64_t second_ticks = static_cast<std::uint64_t>(1e9 * clock.info().ticks_per_ns);
+
+    // bw --threads: the crew's threads start together.
+    if (run.crew.at_start) {
+        run.crew.at_start->fetch_add(1);
+        while (run.crew.at_start->load() < run.crew.size) {
+            if (halted() || net::interrupt_pending()) {
+                r.aborted = true;
+                r.halted = !net::interrupt_pending();
+                r.abort_reason = r.halted ? "another thread of this side ended the run" : "interrupted";
+                r.cpu = cpu_use(cpu_at_entry, cpu_now(), clock.to_ns(clock.now() - entry_tick) / 1e9);
+                return r;
+            }
+            std::this_thread::yield();
+        }
+    }
+    // -D with threads: each span starts once every thread is past its warm-up.
+    const bool gate_start = run.crew.warmed && run.duration;
+    bool warm_counted = false;
 
     Watchdog dog(clock, run.silence_limit, -1);
     std::string failure;
@@ -320,12 +355,21 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
             const std::uint64_t now = clock.now();
             tx_total += new_tx;
             rx_total += new_rx;
-            if (new_tx)
-                tx.advance(now, tx_total, new_tx);
+            if (new_tx) {
+                bool may_start = true;
+                if (gate_start && !tx.started()) {
+                    if (!warm_counted && tx.reached_start(tx_total)) {
+                        warm_counted = true;
+                        run.crew.warmed->fetch_add(1);
+                    }
+                    may_start = warm_counted && run.crew.warmed->load(std::memory_order_relaxed) >= run.crew.size;
+                }
+                tx.advance(now, tx_total, new_tx, may_start);
+            }
             if (new_rx)
                 rx.advance(now, rx_total, new_rx);
             if (!cpu_start && (tx.started() || rx.started())) {
-                cpu_start = cpu_times_now();
+                cpu_start = cpu_now();
                 cpu_start_tick = now;
                 next_progress = now + second_ticks;
             }
@@ -360,7 +404,7 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
             tx.end(clock.now());
         }
         if (cpu_start && !cpu_end && (!run.sends || tx.ended()) && (!run.receives || rx.ended())) {
-            cpu_end = cpu_times_now();
+            cpu_end = cpu_now();
             cpu_end_tick = clock.now();
         }
         if (sent && !announced) {
@@ -372,6 +416,12 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
         // (a client hears nothing before its announcement unless the peer
         // gave up or died).
         if ((sent || ++rounds % 1024 == 0) && !peer_done && fd_readable(run.oob_fd)) {
+            if (halted()) {
+                r.aborted = true;
+                r.halted = true;
+                r.abort_reason = "another thread of this side ended the run";
+                break;
+            }
             peer_done = true;
             if (run.client && !sent) {
                 r.aborted = true;
@@ -400,14 +450,20 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
             lane.refill_receives();
     r.tx = run.sends ? tx.stats(clock) : std::nullopt;
     r.rx = run.receives ? rx.stats(clock) : std::nullopt;
+    if (crewed) {
+        r.tx_trace.start_tick = tx.start_tick();
+        r.tx_trace.end_tick = tx.end_tick();
+        r.rx_trace.start_tick = rx.start_tick();
+        r.rx_trace.end_tick = rx.end_tick();
+    }
     if (cpu_start) {
         if (!cpu_end) {
-            cpu_end = cpu_times_now();
+            cpu_end = cpu_now();
             cpu_end_tick = end_tick;
         }
         r.cpu = cpu_use(*cpu_start, *cpu_end, clock.to_ns(cpu_end_tick - cpu_start_tick) / 1e9);
     } else {
-        r.cpu = cpu_use(cpu_at_entry, cpu_times_now(), clock.to_ns(end_tick - entry_tick) / 1e9);
+        r.cpu = cpu_use(cpu_at_entry, cpu_now(), clock.to_ns(end_tick - entry_tick) / 1e9);
     }
     return r;
 }

@@ -24,6 +24,7 @@
 // the run early with a partial result.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -34,6 +35,7 @@
 #include "src/perf/clock.hpp"
 #include "src/perf/cpu.hpp"
 #include "src/perf/test_common.hpp"
+#include "src/perf/windows.hpp"
 #include "src/report/bandwidth.hpp"
 #include "src/verbs/test_resources.hpp"
 
@@ -57,6 +59,22 @@ struct BwRun {
     std::function<void()> on_sent;
     // Called about once a second while measuring (seconds in the span, tx bytes/s so far).
     std::function<void(double, double)> progress;
+    // bw --threads: what the threads of one side share (src/perf/bw/worker.hpp).
+    // With one thread: size 1 and null pointers. oob_fd is then the crew's end
+    // signal, readable once the peer is done or a sibling ended the run.
+    struct Crew {
+        std::uint32_t size = 1;
+        std::atomic<std::uint32_t>* at_start = nullptr;  // threads at the start line: all start together
+        std::atomic<std::uint32_t>* warmed = nullptr;    // -D: each thread's span starts when all are warm
+        const std::atomic<bool>* halt = nullptr;         // a sibling ended the run
+        std::uint64_t grid_origin = 0;                   // the shared window grid (BwResult's traces)
+    } crew;
+};
+
+// A direction's span on the crew's clock, with its windows on the shared grid.
+struct SpanTrace {
+    std::uint64_t start_tick = 0, end_tick = 0;
+    std::optional<WindowGrid> grid;
 };
 
 struct BwResult {
@@ -65,6 +83,8 @@ struct BwResult {
     bool aborted = false;
     std::string abort_reason;
     bool peer_ended_early = false;  // the socket became readable before this side was done
+    bool halted = false;            // ended because a sibling thread did (bw --threads)
+    SpanTrace tx_trace, rx_trace;   // bw --threads only
 };
 
 // Receive WRs for the send op: called once after connect, before the first

@@ -3,11 +3,17 @@
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <memory>
 
 #include "src/error.hpp"
 #include "src/net/exchange.hpp"
+#include "src/health/finding.hpp"
+#include "src/health/local.hpp"
+#include "src/kernel/sysfs.hpp"
 #include "src/perf/bw/loop.hpp"
+#include "src/perf/bw/worker.hpp"
+#include "src/perf/cpu.hpp"
 #include "src/perf/clock.hpp"
 
 namespace qps::perf {
@@ -28,6 +34,7 @@ Json params_json(const BwOptions& o)
     p["post_list"] = o.post_list;
     p["cq_mod"] = effective_cq_mod(o);
     p["qps"] = o.qps;
+    p["threads"] = o.threads;
     p["bidir"] = o.bidir;
     p["window_ms"] = o.window_ms;
     return p;
@@ -42,6 +49,12 @@ void adopt(BwOptions& o, const Json& p)
         o.post_list = p.at("post_list").get<std::uint32_t>();
         o.cq_mod = p.at("cq_mod").get<std::uint32_t>();
         o.qps = p.at("qps").get<std::uint32_t>();
+        o.threads = p.value("threads", 1u);  // a peer from before --threads
+        if (!o.cpus.empty() && o.cpus.size() != o.threads)
+            throw OperationError(fmt::format("the client runs {} thread{} and this server's --cpus names {} CPU{}: give "
+                                             "--threads {} with as many CPUs, or no --cpus",
+                                             o.threads, o.threads == 1 ? "" : "s", o.cpus.size(),
+                                             o.cpus.size() == 1 ? "" : "s", o.threads));
         o.bidir = p.at("bidir").get<bool>();
         o.window_ms = p.at("window_ms").get<double>();
     } catch (const nlohmann::json::exception& e) {
@@ -125,9 +138,37 @@ void check_bw_options(const BwOptions& o)
                                      o.cq_mod, o.tx_depth));
     if (o.qps < 1 || o.qps > max_qps)
         throw UsageError(fmt::format("--qps {} is out of range: valid are 1..{}", o.qps, max_qps));
+    if (o.threads < 1 || o.threads > max_threads)
+        throw UsageError(fmt::format("--threads {} is out of range: valid are 1..{}", o.threads, max_threads));
+    if (!o.cpus.empty() && o.cpus.size() != o.threads)
+        throw UsageError(fmt::format("--cpus names {} CPU{} for {} thread{}: name one per thread (a CPU may repeat)",
+                                     o.cpus.size(), o.cpus.size() == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s"));
+    if (o.threads > 1 && o.cpu)
+        throw UsageError(fmt::format("-c {} pins the one thread of a run; with --threads {} give --cpus, one CPU per "
+                                     "thread",
+                                     *o.cpu, o.threads));
     if (!(o.window_ms >= 0.01 && o.window_ms <= 60000))
         throw UsageError(fmt::format("--window {} ms is out of range: valid are 0.01..60000", o.window_ms));
     report::rate_unit(o.unit);
+}
+
+std::vector<int> worker_cpus(const BwOptions& o)
+{
+    const std::vector<int> allowed = health::allowed_cpus();
+    if (!o.cpus.empty()) {
+        for (int c : o.cpus)
+            health::throw_first_failure({health::check_cpu(c, allowed, "--cpus")});
+        return o.cpus;
+    }
+    if (o.threads <= 1)
+        return {};
+    std::vector<int> cpus = choose_cpus(o.threads, allowed, kernel::device_local_cpus(o.device));
+    if (cpus.size() < o.threads)
+        throw UsageError(fmt::format("--threads {} needs a CPU per thread and this process may run on CPUs {} only: "
+                                     "give fewer threads, or --cpus to share CPUs (e.g. --cpus {})",
+                                     o.threads, health::cpu_list_text(allowed),
+                                     fmt::join(std::vector<int>(o.threads, allowed.empty() ? 0 : allowed.front()), ",")));
+    return cpus;
 }
 
 report::BwReport run_bw(const BwOptions& given, const std::function<void(std::uint32_t, double, double)>& progress,
@@ -136,7 +177,8 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     BwOptions o = given;
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
-    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.qps);
+    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.qps * o.threads);
+    std::vector<int> cpus = worker_cpus(o);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -145,7 +187,9 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     net::Exchange ex = open_exchange(o, "bw", params_json(o), theirs);
     if (!client) {
         adopt(o, theirs);
-        check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.qps);  // the client's sizes and QPs
+        // The client's sizes, QPs and threads.
+        check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.qps * o.threads);
+        cpus = worker_cpus(o);
     }
     const std::uint32_t cq_mod = effective_cq_mod(o);
     const Roles roles = roles_of(o, client);
@@ -155,11 +199,15 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     verbs::TestSetup setup = test_setup(o, largest);
     setup.send_depth = o.tx_depth;
     setup.recv_depth = roles.receives ? o.rx_depth : 1;
+    // Thread t owns QPs t*qps .. (t+1)*qps-1, on both sides.
     std::vector<std::unique_ptr<verbs::TestResources>> qps;
-    std::vector<verbs::TestResources*> lanes;
-    for (std::uint32_t q = 0; q < o.qps; ++q) {
-        qps.push_back(std::make_unique<verbs::TestResources>(setup));
-        lanes.push_back(qps.back().get());
+    std::vector<WorkerPlan> plans(o.threads);
+    for (std::uint32_t t = 0; t < o.threads; ++t) {
+        plans[t].cpu = t < cpus.size() ? cpus[t] : -1;
+        for (std::uint32_t q = 0; q < o.qps; ++q) {
+            qps.push_back(std::make_unique<verbs::TestResources>(setup));
+            plans[t].lanes.push_back(qps.back().get());
+        }
     }
     const verbs::TestResources& first = *qps.front();
     check_ud_fits(o, first, largest);
@@ -173,6 +221,10 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     fill_header(rep, o, ex, first, clock);
     rep.bidir = o.bidir;
     rep.qps = o.qps;
+    rep.threads = o.threads;
+    rep.cpus = cpus;
+    if (rep.cpus.empty() && o.cpu)
+        rep.cpus = {*o.cpu};
     rep.tx_depth = o.tx_depth;
     rep.rx_depth = o.rx_depth;
     rep.post_list = o.post_list;
@@ -208,7 +260,8 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
 
         prepare_buffers(qps, o.op, roles, size);
         ex.ready();
-        BwResult r = run_bandwidth(lanes, run, clock);
+        CrewResult crew = run_crew(plans, run, clock);
+        BwResult& r = crew.total;
         // The end barrier: both sides are done (the client announced already).
         if (r.aborted && !r.peer_ended_early) {
             ex.abort(fmt::format("{} side ended the run: {}", rep.role, r.abort_reason));
@@ -232,6 +285,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
         sr.local.cpu_sys_s = r.cpu.sys_s;
         sr.local.cpu_wall_s = r.cpu.wall_s;
         sr.local.cpu_percent = r.cpu.percent();
+        sr.local.threads = std::move(crew.threads);
         sr.local.aborted = r.aborted;
         sr.local.abort_reason = r.abort_reason;
         if (r.aborted) {

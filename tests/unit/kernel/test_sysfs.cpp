@@ -45,3 +45,31 @@ TEST_CASE("read_port_counters reads a counters directory, sorted, with bad files
     CHECK_FALSE(read_port_counters("dev0", 2, "hw_counters", root.string()).present);
     fs::remove_all(root);
 }
+
+TEST_CASE("parse_cpu_list reads the kernel's CPU lists, ranges and repeats kept in order")
+{
+    using V = std::vector<int>;
+    CHECK(parse_cpu_list("0-3,8,10-11\n") == V{0, 1, 2, 3, 8, 10, 11});
+    CHECK(parse_cpu_list("5") == V{5});
+    CHECK(parse_cpu_list("0,0") == V{0, 0});  // --cpus may share a CPU
+    CHECK(parse_cpu_list("\n") == V{});       // a node without CPUs
+    CHECK_FALSE(parse_cpu_list("3-1").has_value());
+    CHECK_FALSE(parse_cpu_list("1,").has_value());
+    CHECK_FALSE(parse_cpu_list("a").has_value());
+    CHECK_FALSE(parse_cpu_list("1-").has_value());
+    CHECK_FALSE(parse_cpu_list("-1").has_value());
+    CHECK_FALSE(parse_cpu_list("1;2").has_value());
+}
+
+TEST_CASE("device_local_cpus reads the PCI function's local_cpulist, empty without one")
+{
+    char tmpl[] = "/tmp/qpscope-sysfs-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    const fs::path root(tmpl);
+    fs::create_directories(root / "mlx5_0" / "device");
+    std::ofstream(root / "mlx5_0" / "device" / "local_cpulist") << "8-9,12\n";
+    fs::create_directories(root / "rxe0");
+    CHECK(device_local_cpus("mlx5_0", root.string()) == std::vector<int>{8, 9, 12});
+    CHECK(device_local_cpus("rxe0", root.string()).empty());
+    fs::remove_all(root);
+}

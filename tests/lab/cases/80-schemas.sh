@@ -195,13 +195,25 @@ expect_rc 3; expect_valid ping-pong
 expect_true "aborted, with a reason" test "$(sch_jq '.test.aborted and (.test.abort_reason | length > 0)')" = true
 
 case_ "schemas: bw, both sides"
-for args in "-n 200 -s 4096" "--bidir --op send -n 200 -s 1024:2048" "--op read -n 200 -s 1024"; do
+for args in "-n 200 -s 4096" "--bidir --op send -n 200 -s 1024:2048" "--op read -n 200 -s 1024" \
+  "--threads 2 -n 200 -s 4096" "--threads 2 --bidir -n 200 -s 1024"; do
   # shellcheck disable=SC2086
   sch_pair bw "$sch_tmp/server.json" -- $args
   expect_true "bw $args: client 0, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 0/0
   expect_valid bw
   expect_valid_file bw "$sch_tmp/server.json"
 done
+
+case_ "schemas: a bw --threads 2 cut short gives a partial report that validates"
+"$q" bw -d rxe0 --threads 2 --timeout 3 >/dev/null 2>&1 &
+sch_server=$!
+sch_in_run2() { "$q" --json qp list --pid "$1" --state rts | jq -e '.qps | length == 2'; }
+( eventually 60 sch_in_run2 "$sch_server"; sleep 1; kill -9 "$sch_server" ) &
+sch_killer=$!
+run timeout 120 "$q" --json bw 127.0.0.1 -d rxe0 --threads 2 -s 4096 -D 600 --timeout 3
+wait "$sch_server" "$sch_killer" 2>/dev/null
+expect_rc 3; expect_valid bw
+expect_true "aborted, with a reason" test "$(sch_jq '.test.aborted and (.test.abort_reason | length > 0)')" = true
 
 case_ "schemas: doctor, healthy and failing"
 run timeout 120 "$q" --json doctor

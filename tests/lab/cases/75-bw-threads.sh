@@ -1,0 +1,118 @@
+# Lab cases: `qpscope bw --threads` between two qpscope processes on rxe0
+# (the lab VM has 2 CPUs). Sourced by tests/lab/run-all with $q set.
+
+thr_log=$(mktemp)
+
+# thr_serve [ARGS]: a server in the background ($thr_server is its pid).
+thr_serve() {
+  "$q" --json bw "$@" >"$thr_log" 2>&1 &
+  thr_server=$!
+}
+
+# The checks of a finished threaded run: $1 the JSON, $2 threads, $3 QPs per thread.
+threads_ok() {
+  python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); n = int(sys.argv[2]); qps = int(sys.argv[3])
+t = d["test"]
+assert not t["aborted"] and not t["verify_failed"], t
+assert t["threads"] == n and t["qps"] == qps, t
+assert len(t["cpus"]) == n and len(set(t["cpus"])) == n, t["cpus"]
+sides = ["client"] + (["server"] if t["bidir"] else [])
+for key, side in zip(["client_posts", "server_posts"], sides):
+    for r in d[key]:
+        rows = [x for x in d["threads"] if x["side"] == side and x["size_bytes"] == r["size_bytes"]]
+        assert sorted(x["thread"] for x in rows) == list(range(n)), rows
+        assert sorted(x["cpu"] for x in rows) == sorted(t["cpus"]) or side != t["role"], (rows, t["cpus"])
+        # The total: every thread'"'"'s messages, over the span from the first start to the last end.
+        assert r["messages"] == sum(x["messages"] for x in rows), (r, rows)
+        assert r["measured_s"] >= max(x["measured_s"] for x in rows) * 0.9999, (r, rows)
+        assert 0 < r["overlap_s"] <= r["measured_s"], r
+        assert r["bytes_per_s"] <= sum(x["bytes_per_s"] for x in rows) * 1.0001, (r, rows)
+        assert abs(r["bytes_per_s"] - r["messages"] * r["size_bytes"] / r["measured_s"]) < 1e-6 * r["bytes_per_s"], r
+        assert 0 <= r["min_bytes_per_s"] <= r["peak_bytes_per_s"], r
+        assert all(x["cpu_percent"] > 0 and x["bytes_per_s"] > 0 for x in rows), rows
+        assert r["verified"] == "ok: %d bytes on %d QPs" % (r["size_bytes"], n * qps), r
+' "$1" "$2" "$3"
+}
+
+case_ "bw --threads 2 without -d: two pinned threads, one total, each thread's figures, both sides"
+thr_serve --timeout 20
+run timeout 300 "$q" --json bw 127.0.0.1 --threads 2 -s 65536 -n 2000 --timeout 20
+wait "$thr_server"; server_rc=$?
+expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+expect_true "the total is the threads' bytes over the common span; per-thread rows; data on 2 QPs" threads_ok "$out" 2 1
+expect_true "the server mirrored 2 threads on 2 CPUs of its own" python3 -c '
+import json, sys
+s = json.loads(open(sys.argv[1]).read())["test"]
+assert s["role"] == "server" and s["threads"] == 2 and len(set(s["cpus"])) == 2, s' "$thr_log"
+
+case_ "bw --threads 2 -d rxe0: read, 2 QPs a thread, -D 1; --bidir send; text output"
+thr_serve -d rxe0 --timeout 20
+run timeout 300 "$q" --json bw 127.0.0.1 -d rxe0 --threads 2 --qps 2 --op read -s 4096 -D 1 --window 50 --timeout 20
+wait "$thr_server"; server_rc=$?
+expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+expect_true "read: total and threads" threads_ok "$out" 2 2
+expect_true "-D 1: both threads measured about 1 s at once, windows counted in the overlap" python3 -c '
+import json, sys
+r = json.loads(sys.argv[1])["client_posts"][0]
+assert 0.9 < r["overlap_s"] <= r["measured_s"] < 1.6 and r["windows"] >= 10, r' "$out"
+thr_serve -d rxe0 --timeout 20
+run timeout 300 "$q" --json bw 127.0.0.1 -d rxe0 --cpus 1,0 --bidir --op send -s 1024 -n 1000 --timeout 20
+wait "$thr_server"; server_rc=$?
+expect_true "bidir send: client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+expect_true "--cpus 1,0 sets 2 threads on CPUs 1 and 0, in that order" test "$(jq -c '[.test.threads, .test.cpus]' <<<"$out")" = "[2,[1,0]]"
+expect_true "both sides' threads reported" test "$(jq -c '[.threads[].side] | unique' <<<"$out")" = '["client","server"]'
+thr_serve --timeout 20
+run timeout 300 "$q" bw 127.0.0.1 --threads 2 -s 4096 -n 500 --timeout 20
+wait "$thr_server"
+expect_rc 0
+expect_out_has "2 threads x 1 QP"
+expect_out_has "each thread of the posting sides"
+expect_out_has "ALL THREADS s"
+
+case_ "bw --threads: mismatches and impossible CPUs are refused by name before any data moves"
+thr_serve -d rxe0 --threads 1 --timeout 5
+run timeout 60 "$q" bw 127.0.0.1 -d rxe0 --threads 2 --timeout 5
+wait "$thr_server"; server_rc=$?
+expect_true "client fails (got $rc), server fails (got $server_rc)" test "$rc" -ne 0 -a "$server_rc" -ne 0
+expect_err_has "threads: local 1, remote 2"
+thr_serve --cpus 0,1 --timeout 5
+run timeout 60 "$q" bw 127.0.0.1 --threads 3 --cpus 0,1,1 --timeout 5
+wait "$thr_server"
+expect_true "server --cpus 0,1 (2 threads) against a client of 3 fails (got $rc)" test "$rc" -ne 0
+expect_err_has "threads: local 2, remote 3"
+run "$q" bw 127.0.0.1 --threads 3
+expect_rc 2
+expect_err_has "--threads 3 needs a CPU per thread and this process may run on CPUs 0-1 only"
+expect_err_lines 1
+run "$q" bw --threads 3
+expect_rc 2
+expect_err_has "--threads 3 needs a CPU per thread"
+run "$q" bw 127.0.0.1 --cpus 0,7
+expect_rc 2; expect_err_has "--cpus 7: this process may run on CPUs 0-1 only"
+run "$q" bw --threads 2 -c 0
+expect_rc 2; expect_err_has "with --threads 2 give --cpus"
+expect_true "nothing listens on 18615 after the refusals" bash -c '! ss -ltn | grep -q ":18615 "'
+
+case_ "bw --threads 2: a SIGKILLed server ends every client thread with exit 3 and a partial report"
+"$q" bw --threads 2 --timeout 3 >/dev/null 2>&1 &
+thr_server=$!
+thr_in_run() { "$q" --json qp list --pid "$1" --state rts | jq -e '.qps | length == 2'; }
+( eventually 60 thr_in_run "$thr_server"; sleep 1; kill -9 "$thr_server" ) &
+start=$(date +%s%N)
+run timeout 120 "$q" --json bw 127.0.0.1 --threads 2 -s 4096 -D 600 --timeout 3
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_rc 3
+expect_true "ended, not timed out by the test (${elapsed_ms} ms)" test "$elapsed_ms" -lt 100000
+expect_true "partial report: aborted with a reason, what the threads sent" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); t = d["test"]
+assert t["aborted"] and t["abort_reason"] and "another thread" not in t["abort_reason"], t
+assert d["client_posts"][0]["messages"] > 0, d["client_posts"]
+rows = d["threads"]
+assert sorted(r["thread"] for r in rows) == [0, 1] and all(r["messages"] > 0 for r in rows), rows' "$out"
+wait
+expect_true "no qpscope process left" bash -c '! pgrep -x qpscope'
+expect_true "nothing of ours left in rdma resource show qp" bash -c '! rdma resource show qp | grep -v "type GSI" | grep -q .'
+rm -f "$thr_log"

@@ -9,7 +9,6 @@
 #include "commands/test_flags.hpp"
 #include "formatters/bandwidth.hpp"
 #include "src/error.hpp"
-#include "src/kernel/sysfs.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/perf/bw/run.hpp"
 
@@ -20,8 +19,6 @@ struct BwFlags {
     unsigned tx_depth = 128, rx_depth = 512, post_list = 1;
     std::optional<unsigned> cq_mod;
     unsigned qps = 1;
-    unsigned threads = 1;
-    std::string cpus;
     bool bidir = false;
     double window_ms = 10;
     std::string unit = "Gb/s";
@@ -35,7 +32,7 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
     CLI::App* cmd = app.add_subcommand(
         "bw", "Bandwidth and message rate between two sides: without HOST this side serves, with HOST it is the "
               "client; the client's parameters rule and both sides' figures are reported");
-    add_test_options(cmd, *f, {"write", "64K", 5000, 100, "messages per QP"});
+    add_test_options(cmd, *f, {"write", "64K", 5000, 100, "messages per QP", "its own --qps QPs"});
     cmd->add_option("--tx-depth", b->tx_depth, "Send queue depth per QP, kept full (default 128)")
         ->check(CLI::Range(1u, 32768u));
     cmd->add_option("--rx-depth", b->rx_depth, "Receive queue depth per QP for --op send (default 512)")
@@ -46,13 +43,6 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
         ->check(CLI::Range(1u, 32768u));
     cmd->add_option("-q,--qps", b->qps, "Queue pairs, each with its own CQs and buffer (default 1)")
         ->check(CLI::Range(1u, 64u));
-    cmd->add_option("--threads", b->threads,
-                    "Worker threads, each pinned to its own CPU with its own --qps QPs; one measurement, the total "
-                    "over the common span and each thread's figures (default 1)")
-        ->check(CLI::Range(1u, perf::max_threads));
-    cmd->add_option("--cpus", b->cpus,
-                    "The threads' CPUs, one per thread, e.g. 2,3 or 4-7 (default: CPUs near the NIC first); sets "
-                    "--threads to their count when it is not given");
     cmd->add_flag("-b,--bidir", b->bidir, "Both sides post at once; each direction and the total are reported");
     cmd->add_option("--window", b->window_ms, "Milliseconds per window for peak and minimum bandwidth (default 10)")
         ->check(CLI::Range(0.01, 60000.0));
@@ -65,26 +55,12 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
     cmd->callback([f, b, cmd, &global] {
         perf::BwOptions o;
         to_test_options(cmd, *f, o,
-                        {"--tx-depth", "--rx-depth", "--post-list", "--cq-mod", "--qps", "--threads", "--bidir",
-                         "--window"});
+                        {"--tx-depth", "--rx-depth", "--post-list", "--cq-mod", "--qps", "--bidir", "--window"});
         o.tx_depth = b->tx_depth;
         o.rx_depth = b->rx_depth;
         o.post_list = b->post_list;
         o.cq_mod = b->cq_mod.value_or(0);
         o.qps = b->qps;
-        o.threads = b->threads;
-        if (!b->cpus.empty()) {
-            const auto cpus = kernel::parse_cpu_list(b->cpus);
-            if (!cpus || cpus->empty())
-                throw UsageError(fmt::format("--cpus '{}' is not a CPU list: give CPU numbers and ranges, e.g. 2,3 or "
-                                             "0-3,8",
-                                             b->cpus));
-            o.cpus = *cpus;
-            if (cmd->count("--threads") == 0) {
-                o.threads = static_cast<unsigned>(o.cpus.size());
-                o.server_explicit.emplace_back("threads");  // --cpus says how many
-            }
-        }
         o.bidir = b->bidir;
         o.window_ms = b->window_ms;
         o.unit = b->unit;

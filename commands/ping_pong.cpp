@@ -20,7 +20,7 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
     CLI::App* cmd = app.add_subcommand(
         "ping-pong", "Latency between two sides: without HOST this side serves, with HOST it is the client; the "
                      "client's parameters rule and both sides' figures are reported");
-    add_test_options(cmd, *f, {"send", "2", 1000, 100, "iterations"});
+    add_test_options(cmd, *f, {"send", "2", 1000, 100, "iterations", "its own QP, a pair with the same thread of the peer"});
     cmd->add_flag("--histogram", *histogram, "Also print an ASCII histogram per size");
     cmd->callback([f, histogram, cmd, &global] {
         perf::PingPongOptions o;

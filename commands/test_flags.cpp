@@ -4,6 +4,8 @@
 
 #include "commands/option_values.hpp"
 #include "src/decode/port.hpp"
+#include "src/error.hpp"
+#include "src/kernel/sysfs.hpp"
 #include "src/perf/sizes.hpp"
 #include "src/qp/options.hpp"
 
@@ -52,6 +54,14 @@ void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d)
                                                  "for any completion; then exit 3 with what was measured")
         ->check(CLI::Range(0.1, 86400.0));
     cmd->add_option("-c,--cpu", f.cpu, "Pin this side to this CPU")->check(CLI::Range(0, 4095));
+    cmd->add_option("--threads", f.threads,
+                    fmt::format("Worker threads, each pinned to its own CPU with {}; one measurement, the total over "
+                                "the common span and each thread's figures (default 1)",
+                                d.thread_owns))
+        ->check(CLI::Range(1u, perf::max_threads));
+    cmd->add_option("--cpus", f.cpus,
+                    "The threads' CPUs, one per thread, e.g. 2,3 or 4-7 (default: CPUs near the NIC first); sets "
+                    "--threads to their count when it is not given");
 }
 
 void to_test_options(const CLI::App* cmd, const TestFlags& f, perf::TestOptions& o,
@@ -73,8 +83,21 @@ void to_test_options(const CLI::App* cmd, const TestFlags& f, perf::TestOptions&
         o.mtu = decode::mtu_from_bytes(*f.mtu);  // CLI11 admits only valid sizes
     o.timeout = std::chrono::milliseconds(static_cast<long>(f.timeout_s * 1000));
     o.cpu = f.cpu;
+    o.threads = f.threads;
+    if (!f.cpus.empty()) {
+        const auto cpus = kernel::parse_cpu_list(f.cpus);
+        if (!cpus || cpus->empty())
+            throw UsageError(fmt::format("--cpus '{}' is not a CPU list: give CPU numbers and ranges, e.g. 2,3 or 0-3,8",
+                                         f.cpus));
+        o.cpus = *cpus;
+        if (cmd->count("--threads") == 0) {
+            o.threads = static_cast<std::uint32_t>(o.cpus.size());
+            o.server_explicit.emplace_back("threads");  // --cpus says how many
+        }
+    }
+    perf::check_threads(o);
     std::vector<const char*> names{"--op", "--transport", "--size", "--iterations", "--duration", "--warmup",
-                                   "--inline", "--mtu"};
+                                   "--inline", "--mtu", "--threads"};
     names.insert(names.end(), extra.begin(), extra.end());
     for (const char* name : names)
         if (cmd->count(name) > 0)

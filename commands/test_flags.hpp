@@ -26,6 +26,8 @@ struct TestFlags {
     unsigned tcp_port = 18615;
     double timeout_s = 10;
     std::optional<int> cpu;
+    unsigned threads = 1;
+    std::string cpus;
 };
 
 struct TestDefaults {
@@ -34,6 +36,7 @@ struct TestDefaults {
     std::uint64_t iterations;
     std::uint64_t warmup;
     const char* warmup_what;  // "iterations" or "messages per QP"
+    const char* thread_owns;  // what each --threads worker has: "its own --qps QPs", "its own pair"
 };
 
 // Registers the shared options on `cmd` with these defaults.

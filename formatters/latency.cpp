@@ -14,7 +14,7 @@ using u64 = std::uint64_t;
 Nanoseconds ns(double v) { return Nanoseconds{v}; }
 
 // One row per size: text shows µs, JSON nanoseconds (members *_ns).
-Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer)
+Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer, bool threads)
 {
     Table t{{{"size_bytes", "BYTES"},
              {"samples", "ITERATIONS"},
@@ -30,14 +30,51 @@ Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer)
              {"measured_s", "SECONDS"},
              {"aborted", "ABORTED"}},
             {}};
+    if (threads)
+        t.columns.insert(t.columns.end() - 1, {"samples_per_s", "SAMPLES/s"});
     for (const auto& s : sizes) {
         const report::LatencyStats* st = peer ? (s.peer ? &*s.peer : nullptr) : &s.local;
         if (!st)
             continue;
-        t.rows.push_back({u64{st->size}, u64{st->samples}, ns(double(st->min_ns)), ns(double(st->p50_ns)),
-                          ns(double(st->p90_ns)), ns(double(st->p99_ns)), ns(double(st->p999_ns)),
-                          ns(double(st->p9999_ns)), ns(double(st->max_ns)), ns(st->mean_ns), ns(st->stddev_ns),
-                          st->seconds, st->aborted});
+        std::vector<Value> row{u64{st->size}, u64{st->samples}, ns(double(st->min_ns)), ns(double(st->p50_ns)),
+                               ns(double(st->p90_ns)), ns(double(st->p99_ns)), ns(double(st->p999_ns)),
+                               ns(double(st->p9999_ns)), ns(double(st->max_ns)), ns(st->mean_ns), ns(st->stddev_ns),
+                               st->seconds};
+        if (threads)
+            row.push_back(Scaled{st->messages_per_s(), 1, 0});
+        row.push_back(st->aborted);
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+// ping-pong --threads: each pair's figures, both sides.
+Table pairs_table(const report::PingPongReport& r)
+{
+    Table t{{{"size_bytes", "BYTES"},
+             {"side", "SIDE"},
+             {"thread", "PAIR"},
+             {"cpu", "CPU"},
+             {"samples", "ITERATIONS"},
+             {"p50_ns", "P50 µs"},
+             {"p99_ns", "P99"},
+             {"max_ns", "MAX"},
+             {"mean_ns", "MEAN"},
+             {"measured_s", "SECONDS"},
+             {"samples_per_s", "SAMPLES/s"},
+             {"abort_reason", "ENDED EARLY"}},
+            {}};
+    for (const auto& s : r.sizes) {
+        const std::string other = r.role == "client" ? "server" : "client";
+        for (const auto& [side, st] : {std::pair{r.role, &s.local}, std::pair{other, s.peer ? &*s.peer : nullptr}}) {
+            if (!st)
+                continue;
+            for (const auto& p : st->threads)
+                t.rows.push_back({u64{p.size}, side, u64{p.thread}, p.cpu >= 0 ? Value{std::int64_t{p.cpu}} : Value{nullptr},
+                                  u64{p.samples}, ns(double(p.p50_ns)), ns(double(p.p99_ns)), ns(double(p.max_ns)),
+                                  ns(p.mean_ns), p.seconds, Scaled{p.messages_per_s(), 1, 0},
+                                  p.aborted ? Value{p.abort_reason} : Value{}});
+        }
     }
     return t;
 }
@@ -73,10 +110,17 @@ std::string progress_line(const report::SizeResult& s)
 void render_ping_pong(const report::PingPongReport& r, Printer& p)
 {
     {
-        ObjectScope test(p, "test", fmt::format("ping-pong {} over {} ({}), {} latency", r.op, r.transport, r.role,
-                                                r.one_way ? "one-way (half the round trip)" : "round-trip"));
+        ObjectScope test(p, "test", fmt::format("ping-pong {} over {} ({}), {} latency{}", r.op, r.transport, r.role,
+                                                r.one_way ? "one-way (half the round trip)" : "round-trip",
+                                                r.threads > 1 ? fmt::format(", {} pairs at once", r.threads) : ""));
         render_test_header(r, p);
         p.field("one_way", "one-way (half the round trip)", r.one_way);
+        p.field("threads", "pairs at once (threads)", u64{r.threads});
+        if (!r.cpus.empty()) {
+            ListScope cpus(p, "cpus", "this side's threads pinned to CPUs");
+            for (int c : r.cpus)
+                p.item(std::int64_t{c});
+        }
         render_test_length(r, p, "iterations per size");
         p.field("warmup", "warm-up iterations (not measured)", u64{r.warmup});
         p.field("clock", "clock", r.clock_source);
@@ -99,11 +143,15 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
         }
         if (!local && std::none_of(r.sizes.begin(), r.sizes.end(), [](const auto& s) { return s.peer.has_value(); }))
             return;
-        p.table(role, fmt::format("{} ({}), latency in µs", role, local ? "this side" : "the other side"),
-                stats_table(r.sizes, !local));
+        p.table(role,
+                fmt::format("{} ({}), latency in µs{}", role, local ? "this side" : "the other side",
+                            r.threads > 1 ? fmt::format(", all {} pairs' samples together", r.threads) : ""),
+                stats_table(r.sizes, !local, r.threads > 1));
     };
     side(r.role);
     side(other);
+    if (r.threads > 1)
+        p.table("threads", "each pair (thread) on its own, latency in µs", pairs_table(r));
     render_histograms(p, r.sizes);
 }
 

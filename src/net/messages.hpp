@@ -27,7 +27,7 @@ namespace qps::net {
 
 // Bumped whenever a message changes; the frame format, the hello's "type",
 // "tool" and "version" members and the error message never change.
-inline constexpr std::uint32_t oob_version = 2;  // 2: the endpoint carries max_dest_rd_atomic
+inline constexpr std::uint32_t oob_version = 3;  // 2: the endpoint carries max_dest_rd_atomic; 3: params carry threads
 inline constexpr std::string_view oob_tool = "qpscope";
 inline constexpr std::array<std::string_view, 2> oob_tests{"ping-pong", "bw"};
 inline constexpr std::array<std::string_view, 2> oob_roles{"client", "server"};

@@ -10,7 +10,11 @@
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
+#include "src/health/finding.hpp"
+#include "src/health/local.hpp"
 #include "src/health/preflight.hpp"
+#include "src/kernel/sysfs.hpp"
+#include "src/perf/cpu.hpp"
 #include "src/perf/sizes.hpp"
 
 namespace qps::perf {
@@ -88,7 +92,8 @@ net::Json common_params(const TestOptions& o)
                      {"duration", o.duration_s.value_or(0.0)},
                      {"warmup", o.warmup},
                      {"inline", inline_name(o.inline_mode)},
-                     {"mtu", o.mtu ? 128u << *o.mtu : 0u}};
+                     {"mtu", o.mtu ? 128u << *o.mtu : 0u},
+                     {"threads", o.threads}};
 }
 
 void adopt_common(TestOptions& o, const net::Json& p)
@@ -104,6 +109,7 @@ void adopt_common(TestOptions& o, const net::Json& p)
         o.mtu = decode::mtu_from_bytes(mtu);
         if (mtu && !o.mtu)
             throw OperationError(fmt::format("the client asked for an MTU of {} bytes: valid are 256..4096", mtu));
+        o.threads = p.value("threads", 1u);  // a peer from before --threads
         const double duration = p.at("duration").get<double>();
         o.duration_s = duration > 0 ? std::optional<double>(duration) : std::nullopt;
     } catch (const nlohmann::json::exception& e) {
@@ -113,6 +119,13 @@ void adopt_common(TestOptions& o, const net::Json& p)
     }
     if (o.sizes.size() > 64)
         throw OperationError("the client's test asks for more than 64 sizes");
+    if (o.threads < 1 || o.threads > max_threads)
+        throw OperationError(fmt::format("the client asked for {} threads: valid are 1..{}", o.threads, max_threads));
+    if (!o.cpus.empty() && o.cpus.size() != o.threads)
+        throw OperationError(fmt::format("the client runs {} thread{} and this server's --cpus names {} CPU{}: give "
+                                         "as many CPUs as threads, or no --cpus",
+                                         o.threads, o.threads == 1 ? "" : "s", o.cpus.size(),
+                                         o.cpus.size() == 1 ? "" : "s"));
 }
 
 void check_op_transport(Op op, ibv_qp_type type)
@@ -154,6 +167,38 @@ net::Endpoint endpoint_from(const verbs::LocalEndpoint& l)
     e.mtu = 128u << l.mtu;
     e.max_dest_rd_atomic = l.max_dest_rd_atomic;
     return e;
+}
+
+void check_threads(const TestOptions& o)
+{
+    if (o.threads < 1 || o.threads > max_threads)
+        throw UsageError(fmt::format("--threads {} is out of range: valid are 1..{}", o.threads, max_threads));
+    if (!o.cpus.empty() && o.cpus.size() != o.threads)
+        throw UsageError(fmt::format("--cpus names {} CPU{} for {} thread{}: name one per thread (a CPU may repeat)",
+                                     o.cpus.size(), o.cpus.size() == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s"));
+    if (o.threads > 1 && o.cpu)
+        throw UsageError(fmt::format("-c {} pins the one thread of a run; with --threads {} give --cpus, one CPU per "
+                                     "thread",
+                                     *o.cpu, o.threads));
+}
+
+std::vector<int> worker_cpus(const TestOptions& o)
+{
+    const std::vector<int> allowed = health::allowed_cpus();
+    if (!o.cpus.empty()) {
+        for (int c : o.cpus)
+            health::throw_first_failure({health::check_cpu(c, allowed, "--cpus")});
+        return o.cpus;
+    }
+    if (o.threads <= 1)
+        return {};
+    std::vector<int> cpus = choose_cpus(o.threads, allowed, kernel::device_local_cpus(o.device));
+    if (cpus.size() < o.threads)
+        throw UsageError(fmt::format("--threads {} needs a CPU per thread and this process may run on CPUs {} only: "
+                                     "give fewer threads, or --cpus to share CPUs (e.g. --cpus {})",
+                                     o.threads, health::cpu_list_text(allowed),
+                                     fmt::join(std::vector<int>(o.threads, allowed.empty() ? 0 : allowed.front()), ",")));
+    return cpus;
 }
 
 void pin_cpu(const std::optional<int>& cpu)

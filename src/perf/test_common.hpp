@@ -40,6 +40,8 @@ struct TestOptions {
     std::optional<ibv_mtu> mtu;
     std::chrono::milliseconds timeout{10000};
     std::optional<int> cpu;
+    std::uint32_t threads = 1;  // worker threads, each with its own QPs (bw) or pair (ping-pong)
+    std::vector<int> cpus;      // their CPUs; empty: chosen (the NIC's NUMA node first)
     // Test parameters the server was given explicitly: they must agree with
     // the client's, or the server names the mismatch.
     std::vector<std::string> server_explicit;
@@ -78,6 +80,17 @@ void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps);
 
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
+
+inline constexpr std::uint32_t max_threads = 64;
+
+// --threads, --cpus and -c together: UsageError naming what is wrong.
+void check_threads(const TestOptions& o);
+
+// The CPUs of the worker threads: --cpus as given (each one allowed), else
+// `threads` CPUs this process may run on, the NIC's NUMA node first; empty
+// for one thread (-c pins it). UsageError when there are fewer allowed CPUs
+// than threads.
+std::vector<int> worker_cpus(const TestOptions& o);
 
 // Connects (client) or accepts one (server), then says hello and swaps the
 // test parameters: `theirs` gets the peer's. The server must adopt them.

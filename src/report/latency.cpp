@@ -45,6 +45,16 @@ qp::Json to_json(const LatencyStats& s)
             rows.push_back({{"low_ns", b.low_ns}, {"high_ns", b.high_ns}, {"count", b.count}});
         j["histogram"] = rows;
     }
+    if (!s.threads.empty()) {
+        qp::Json threads = qp::Json::array();
+        for (const auto& t : s.threads) {
+            qp::Json one = to_json(t);
+            one["thread"] = t.thread;
+            one["cpu"] = t.cpu;
+            threads.push_back(std::move(one));
+        }
+        j["threads"] = std::move(threads);
+    }
     return j;
 }
 
@@ -66,6 +76,13 @@ LatencyStats latency_stats_from_json(const qp::Json& j)
         s.seconds = j.at("seconds").get<double>();
         s.aborted = j.at("aborted").get<bool>();
         s.abort_reason = j.value("abort_reason", "");
+        if (j.contains("threads"))
+            for (const auto& t : j.at("threads")) {
+                LatencyStats one = latency_stats_from_json(t);
+                one.thread = t.at("thread").get<std::uint32_t>();
+                one.cpu = t.at("cpu").get<int>();
+                s.threads.push_back(std::move(one));
+            }
         return s;
     } catch (const nlohmann::json::exception& e) {
         throw OperationError(fmt::format("the peer's results are malformed: {}", e.what()));

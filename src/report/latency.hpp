@@ -22,6 +22,13 @@ struct LatencyStats {
     bool aborted = false;
     std::string abort_reason;
     std::vector<perf::LatencyHistogram::Bucket> histogram;  // coarse rows, for --histogram
+    // ping-pong --threads N > 1: the figures above are all pairs' samples
+    // together (seconds: from the first pair's start to the last one's end);
+    // each pair's own follow, with its thread index and CPU.
+    std::vector<LatencyStats> threads;
+    std::uint32_t thread = 0;
+    int cpu = -1;
+    double messages_per_s() const { return seconds > 0 ? static_cast<double>(samples) / seconds : 0.0; }
 };
 
 LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& h, double seconds, bool aborted,
@@ -39,6 +46,8 @@ struct PingPongReport : TestHeader {
     std::string clock_why;
     double clock_ticks_per_ns = 0;
     double clock_calibration_ms = 0, clock_calibration_error_ppm = 0;
+    std::uint32_t threads = 1;  // pairs at once (--threads)
+    std::vector<int> cpus;      // this side's threads' CPUs, or -c
     std::vector<SizeResult> sizes;
     bool aborted = false;
     std::string abort_reason;

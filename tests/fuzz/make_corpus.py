@@ -19,12 +19,12 @@ def j(obj) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()
 
 
-hello = {"type": "hello", "version": 2, "tool": "qpscope", "test": "ping-pong", "role": "client"}
+hello = {"type": "hello", "version": 3, "tool": "qpscope", "test": "ping-pong", "role": "client"}
 endpoint = {"type": "endpoint", "qpn": 291, "psn": 1193046, "lid": 0,
             "gid": "fe80:0000:0000:0000:5054:00ff:fe12:3456", "gid_index": 1,
             "rkey": 4660, "addr": 140737488355328, "size": 4096, "mtu": 1024,
             "max_dest_rd_atomic": 16}
-params = {"type": "params", "params": {"size": 64, "op": "send", "iterations": 1000, "inline": True, "rate": 2.5}}
+params = {"type": "params", "params": {"size": 64, "op": "send", "iterations": 1000, "inline": True, "rate": 2.5, "threads": 2}}
 results = {"type": "results", "results": {"latency_us": {"p50": 1.9, "p99": 3.1}, "iterations": 1000}}
 error = {"type": "error", "message": "cannot create QP: ENOMEM"}
 

@@ -323,8 +323,9 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
         }
     }
     // -D with threads: each span starts once every thread is past its warm-up.
-    const bool gate_start = run.crew.warmed && run.duration;
+    const bool gate_start = run.crew.warmed && run.crew.opened && run.duration;
     bool warm_counted = false;
+    std::uint64_t deadline = no_limit;  // -D: when the span ends
 
     Watchdog dog(clock, run.silence_limit, -1);
     std::string failure;
@@ -363,8 +364,15 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
                         run.crew.warmed->fetch_add(1);
                     }
                     may_start = warm_counted && run.crew.warmed->load(std::memory_order_relaxed) >= run.crew.size;
+                    if (may_start) {
+                        std::uint64_t none = 0;
+                        run.crew.opened->compare_exchange_strong(none, now);  // the first to see it sets it
+                        deadline = run.crew.opened->load() + duration_ticks;
+                    }
                 }
                 tx.advance(now, tx_total, new_tx, may_start);
+                if (!gate_start && tx.started() && deadline == no_limit && run.duration)
+                    deadline = tx.start_tick() + duration_ticks;
             }
             if (new_rx)
                 rx.advance(now, rx_total, new_rx);
@@ -373,7 +381,7 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
                 cpu_start_tick = now;
                 next_progress = now + second_ticks;
             }
-            if (run.duration && tx.started() && !stopped && now - tx.start_tick() >= duration_ticks) {
+            if (run.duration && tx.started() && !stopped && now >= deadline) {
                 tx.end(now);
                 for (auto& lane : lanes)
                     lane.stop();

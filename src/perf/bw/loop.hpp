@@ -66,6 +66,8 @@ struct BwRun {
         std::uint32_t size = 1;
         std::atomic<std::uint32_t>* at_start = nullptr;  // threads at the start line: all start together
         std::atomic<std::uint32_t>* warmed = nullptr;    // -D: each thread's span starts when all are warm
+        std::atomic<std::uint64_t>* opened = nullptr;    // -D: the tick the first thread saw all warm (0: not yet);
+                                                         // every span ends at opened + duration
         const std::atomic<bool>* halt = nullptr;         // a sibling ended the run
         std::uint64_t grid_origin = 0;                   // the shared window grid (BwResult's traces)
     } crew;

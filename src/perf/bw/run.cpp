@@ -3,17 +3,12 @@
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <memory>
 
 #include "src/error.hpp"
 #include "src/net/exchange.hpp"
-#include "src/health/finding.hpp"
-#include "src/health/local.hpp"
-#include "src/kernel/sysfs.hpp"
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/bw/worker.hpp"
-#include "src/perf/cpu.hpp"
 #include "src/perf/clock.hpp"
 
 namespace qps::perf {
@@ -34,7 +29,6 @@ Json params_json(const BwOptions& o)
     p["post_list"] = o.post_list;
     p["cq_mod"] = effective_cq_mod(o);
     p["qps"] = o.qps;
-    p["threads"] = o.threads;
     p["bidir"] = o.bidir;
     p["window_ms"] = o.window_ms;
     return p;
@@ -49,12 +43,6 @@ void adopt(BwOptions& o, const Json& p)
         o.post_list = p.at("post_list").get<std::uint32_t>();
         o.cq_mod = p.at("cq_mod").get<std::uint32_t>();
         o.qps = p.at("qps").get<std::uint32_t>();
-        o.threads = p.value("threads", 1u);  // a peer from before --threads
-        if (!o.cpus.empty() && o.cpus.size() != o.threads)
-            throw OperationError(fmt::format("the client runs {} thread{} and this server's --cpus names {} CPU{}: give "
-                                             "--threads {} with as many CPUs, or no --cpus",
-                                             o.threads, o.threads == 1 ? "" : "s", o.cpus.size(),
-                                             o.cpus.size() == 1 ? "" : "s", o.threads));
         o.bidir = p.at("bidir").get<bool>();
         o.window_ms = p.at("window_ms").get<double>();
     } catch (const nlohmann::json::exception& e) {
@@ -138,37 +126,10 @@ void check_bw_options(const BwOptions& o)
                                      o.cq_mod, o.tx_depth));
     if (o.qps < 1 || o.qps > max_qps)
         throw UsageError(fmt::format("--qps {} is out of range: valid are 1..{}", o.qps, max_qps));
-    if (o.threads < 1 || o.threads > max_threads)
-        throw UsageError(fmt::format("--threads {} is out of range: valid are 1..{}", o.threads, max_threads));
-    if (!o.cpus.empty() && o.cpus.size() != o.threads)
-        throw UsageError(fmt::format("--cpus names {} CPU{} for {} thread{}: name one per thread (a CPU may repeat)",
-                                     o.cpus.size(), o.cpus.size() == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s"));
-    if (o.threads > 1 && o.cpu)
-        throw UsageError(fmt::format("-c {} pins the one thread of a run; with --threads {} give --cpus, one CPU per "
-                                     "thread",
-                                     *o.cpu, o.threads));
+    check_threads(o);
     if (!(o.window_ms >= 0.01 && o.window_ms <= 60000))
         throw UsageError(fmt::format("--window {} ms is out of range: valid are 0.01..60000", o.window_ms));
     report::rate_unit(o.unit);
-}
-
-std::vector<int> worker_cpus(const BwOptions& o)
-{
-    const std::vector<int> allowed = health::allowed_cpus();
-    if (!o.cpus.empty()) {
-        for (int c : o.cpus)
-            health::throw_first_failure({health::check_cpu(c, allowed, "--cpus")});
-        return o.cpus;
-    }
-    if (o.threads <= 1)
-        return {};
-    std::vector<int> cpus = choose_cpus(o.threads, allowed, kernel::device_local_cpus(o.device));
-    if (cpus.size() < o.threads)
-        throw UsageError(fmt::format("--threads {} needs a CPU per thread and this process may run on CPUs {} only: "
-                                     "give fewer threads, or --cpus to share CPUs (e.g. --cpus {})",
-                                     o.threads, health::cpu_list_text(allowed),
-                                     fmt::join(std::vector<int>(o.threads, allowed.empty() ? 0 : allowed.front()), ",")));
-    return cpus;
 }
 
 report::BwReport run_bw(const BwOptions& given, const std::function<void(std::uint32_t, double, double)>& progress,

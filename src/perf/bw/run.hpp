@@ -8,7 +8,6 @@
 #include <chrono>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "src/perf/test_common.hpp"
 #include "src/report/bandwidth.hpp"
@@ -25,9 +24,7 @@ struct BwOptions : TestOptions {
     }
     std::uint32_t tx_depth = 128, rx_depth = 512, post_list = 1;
     std::uint32_t cq_mod = 0;  // 0: min(64, tx_depth)
-    std::uint32_t qps = 1;      // per thread
-    std::uint32_t threads = 1;  // worker threads (src/perf/bw/worker.hpp)
-    std::vector<int> cpus;      // their CPUs; empty: chosen (the NIC's NUMA node first)
+    std::uint32_t qps = 1;  // per thread (threads: src/perf/bw/worker.hpp)
     bool bidir = false;
     double window_ms = 10;
     std::string unit = "Gb/s";
@@ -35,13 +32,6 @@ struct BwOptions : TestOptions {
 
 // UsageError naming the option and what is valid.
 void check_bw_options(const BwOptions& o);
-
-inline constexpr std::uint32_t max_threads = 64;
-
-// The CPUs of the worker threads: --cpus as given, else `threads` CPUs this
-// process may run on, the NIC's NUMA node first; empty for one thread (-c
-// pins it). UsageError when there are fewer allowed CPUs than threads.
-std::vector<int> worker_cpus(const BwOptions& o);
 
 // `progress(size, seconds, bytes_per_s)` about once a second of a run,
 // `size_done(result)` after each size (both may be empty). A run that ended

@@ -2,51 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <chrono>
-#include <exception>
-#include <poll.h>
-#include <sys/eventfd.h>
-#include <thread>
-#include <unistd.h>
+#include <functional>
 
-#include "src/error.hpp"
 #include "src/perf/bw/aggregate.hpp"
+#include "src/perf/crew.hpp"
 
 namespace qps::perf {
 
 namespace {
-
-// A counter the threads raise and a poll can wait on; once raised for the
-// end signal it stays readable (nobody reads it), so every thread sees it.
-class EventFd {
-public:
-    EventFd() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
-    {
-        if (fd_ < 0)
-            throw SystemError("eventfd", errno);
-    }
-    ~EventFd() { ::close(fd_); }
-    EventFd(const EventFd&) = delete;
-    EventFd& operator=(const EventFd&) = delete;
-
-    int fd() const { return fd_; }
-    void raise() const
-    {
-        const std::uint64_t one = 1;
-        while (::write(fd_, &one, sizeof one) < 0 && errno == EINTR) {
-        }
-    }
-    // What was raised since the last take (0 if nothing).
-    std::uint64_t take() const
-    {
-        std::uint64_t n = 0;
-        return ::read(fd_, &n, sizeof n) == sizeof n ? n : 0;
-    }
-
-private:
-    int fd_;
-};
 
 // One thread's progress figures, each on its own cache line.
 struct alignas(64) ProgressSlot {
@@ -116,65 +79,45 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
         return out;
     }
     const auto n = static_cast<std::uint32_t>(plans.size());
-    const EventFd end, finished;
     std::atomic<bool> halt{false};
     std::atomic<std::uint32_t> at_start{0}, warmed{0}, sent{0};
+    std::atomic<std::uint64_t> opened{0};
     std::vector<ProgressSlot> progress(n);
     std::vector<BwResult> results(n);
-    std::vector<std::exception_ptr> errors(n);
-    const auto stop_all = [&] {
-        halt.store(true);
-        end.raise();
-    };
+    std::vector<int> cpus;
+    for (const auto& plan : plans)
+        cpus.push_back(plan.cpu);
+    const std::uint64_t origin = clock.now();
 
-    BwRun base = run;
-    base.oob_fd = end.fd();
-    base.progress = nullptr;
-    base.on_sent = nullptr;
-    base.crew = {n, &at_start, &warmed, &halt, clock.now()};
-
-    std::vector<std::thread> threads;
-    threads.reserve(n);
-    for (std::uint32_t i = 0; i < n; ++i)
-        threads.emplace_back([&, i] {
-            try {
-                pin_cpu(plans[i].cpu >= 0 ? std::optional<int>(plans[i].cpu) : std::nullopt);
-                BwRun mine = base;
-                mine.on_sent = [&] {
-                    if (sent.fetch_add(1) + 1 == n && run.on_sent)
-                        run.on_sent();
-                };
-                if (run.progress)
-                    mine.progress = [&progress, i](double s, double rate) {
-                        progress[i].seconds.store(s, std::memory_order_relaxed);
-                        progress[i].rate.store(rate, std::memory_order_relaxed);
-                    };
-                results[i] = run_bandwidth(plans[i].lanes, mine, clock);
-                if (results[i].aborted && !results[i].halted && !results[i].peer_ended_early)
-                    stop_all();
-            } catch (...) {
-                errors[i] = std::current_exception();
-                stop_all();
-            }
-            finished.raise();
-        });
-
-    // The coordinator: the peer's done signal becomes the crew's end signal.
-    std::uint64_t done = 0;
-    bool peer_signalled = false;
-    auto next_progress = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    while (done < n) {
-        pollfd p[2]{{finished.fd(), POLLIN, 0}, {peer_signalled ? -1 : run.oob_fd, POLLIN | POLLRDHUP, 0}};
-        if (::poll(p, 2, run.progress ? 200 : -1) < 0 && errno != EINTR)
-            stop_all();  // cannot watch the socket: end the run rather than hang
-        if (p[0].revents & POLLIN)
-            done += finished.take();
-        if (!peer_signalled && p[1].revents) {
-            peer_signalled = true;
+    const auto work = [&](std::uint32_t i, const CrewEnd& end) {
+        BwRun mine = run;
+        mine.oob_fd = end.fd();
+        mine.crew = {n, &at_start, &warmed, &opened, &halt, origin};
+        mine.on_sent = [&] {
+            if (sent.fetch_add(1) + 1 == n && run.on_sent)
+                run.on_sent();
+        };
+        mine.progress = nullptr;
+        if (run.progress)
+            mine.progress = [&progress, i](double s, double rate) {
+                progress[i].seconds.store(s, std::memory_order_relaxed);
+                progress[i].rate.store(rate, std::memory_order_relaxed);
+            };
+        try {
+            results[i] = run_bandwidth(plans[i].lanes, mine, clock);
+        } catch (...) {
+            halt.store(true);
+            throw;
+        }
+        if (results[i].aborted && !results[i].halted && !results[i].peer_ended_early) {
+            halt.store(true);
             end.raise();
         }
-        if (run.progress && std::chrono::steady_clock::now() >= next_progress) {
-            next_progress += std::chrono::seconds(1);
+    };
+    // The threads' summed rate, once a second.
+    std::function<void()> each_second;
+    if (run.progress)
+        each_second = [&] {
             double seconds = 0, rate = 0;
             for (const auto& slot : progress) {
                 seconds = std::max(seconds, slot.seconds.load(std::memory_order_relaxed));
@@ -182,13 +125,8 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
             }
             if (seconds > 0)
                 run.progress(seconds, rate);
-        }
-    }
-    for (auto& t : threads)
-        t.join();
-    for (const auto& e : errors)
-        if (e)
-            std::rethrow_exception(e);
+        };
+    run_crew_threads(cpus, run.oob_fd, work, each_second);
 
     out.total = total_of(results, run, clock);
     for (std::uint32_t i = 0; i < n; ++i)

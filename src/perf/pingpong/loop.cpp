@@ -240,8 +240,11 @@ LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun
         if (r.aborted)
             r.abort_reason = reason;
     }
-    if (measure_start && last > measure_start)
+    if (measure_start && last > measure_start) {
         r.measured_seconds = static_cast<double>(last - measure_start) * ns_per_tick / 1e9;
+        r.start_tick = measure_start;
+        r.end_tick = last;
+    }
     return r;
 }
 

@@ -33,6 +33,7 @@ struct LatencyResult {
     std::uint64_t measured = 0;   // samples in the histogram
     std::uint64_t exchanged = 0;  // messages this side completed, warm-up included
     double measured_seconds = 0;  // wall time of the measured span
+    std::uint64_t start_tick = 0, end_tick = 0;  // the span on the clock (--threads: the pairs' common span)
     bool aborted = false;         // the watchdog fired or the peer left
     std::string abort_reason;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <memory>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -11,6 +12,7 @@
 #include "src/net/exchange.hpp"
 #include "src/perf/sizes.hpp"
 #include "src/perf/clock.hpp"
+#include "src/perf/crew.hpp"
 #include "src/perf/test_common.hpp"
 
 namespace qps::perf {
@@ -23,6 +25,43 @@ void adopt(PingPongOptions& o, const Json& p)
 {
     adopt_common(o, p);
     check_combination(o);
+}
+
+// One side's figures of a size: with several pairs, all their samples
+// together over the span from the first pair's start to the last one's
+// end, then each pair's own.
+report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyResult>& results,
+                                  const std::vector<int>& cpus, const Clock& clock, std::size_t histogram_rows)
+{
+    if (results.size() == 1) {
+        const LatencyResult& r = results.front();
+        return report::summarize(size, r.histogram, r.measured_seconds, r.aborted, r.abort_reason, histogram_rows);
+    }
+    LatencyHistogram all;
+    bool aborted = false;
+    std::string reason;
+    std::uint64_t first = 0, last = 0;
+    for (const LatencyResult& r : results) {
+        all.merge(r.histogram);
+        if (r.aborted && !aborted) {
+            aborted = true;
+            reason = r.abort_reason;
+        }
+        if (r.end_tick > r.start_tick) {
+            first = first == 0 ? r.start_tick : std::min(first, r.start_tick);
+            last = std::max(last, r.end_tick);
+        }
+    }
+    report::LatencyStats s =
+        report::summarize(size, all, last > first ? clock.to_ns(last - first) / 1e9 : 0.0, aborted, reason, histogram_rows);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const LatencyResult& r = results[i];
+        report::LatencyStats one = report::summarize(size, r.histogram, r.measured_seconds, r.aborted, r.abort_reason, 0);
+        one.thread = static_cast<std::uint32_t>(i);
+        one.cpu = i < cpus.size() ? cpus[i] : -1;
+        s.threads.push_back(std::move(one));
+    }
+    return s;
 }
 
 }  // namespace
@@ -42,7 +81,8 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     PingPongOptions o = given;
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
-    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), 1);
+    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.threads);
+    std::vector<int> cpus = worker_cpus(o);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -52,16 +92,24 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     net::Exchange ex = open_exchange(o, "ping-pong", common_params(o), theirs);
     if (!client) {
         adopt(o, theirs);
-        check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), 1);  // the client's sizes and MTU
+        // The client's sizes, MTU and threads.
+        check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.threads);
+        cpus = worker_cpus(o);
     }
 
     // 2. Resources sized for the largest message, then the endpoints.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    verbs::TestResources res(test_setup(o, largest));
+    // One QP per thread (pair t here talks to pair t of the peer).
+    std::vector<std::unique_ptr<verbs::TestResources>> pairs;
+    for (std::uint32_t t = 0; t < o.threads; ++t)
+        pairs.push_back(std::make_unique<verbs::TestResources>(test_setup(o, largest)));
+    verbs::TestResources& res = *pairs.front();
     check_ud_fits(o, res, largest);
-    res.connect(remote_from(ex.endpoints(endpoint_from(res.local()))));
-    if (o.op == Op::send)
-        prepost_receives(res, largest);
+    for (auto& pair : pairs) {
+        pair->connect(remote_from(ex.endpoints(endpoint_from(pair->local()))));
+        if (o.op == Op::send)
+            prepost_receives(*pair, largest);
+    }
 
     report::PingPongReport rep;
     fill_header(rep, o, ex, res, clock);
@@ -70,6 +118,10 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
     rep.clock_calibration_ms = clock.info().calibration_ms;
     rep.clock_calibration_error_ppm = clock.info().calibration_error_ppm;
+    rep.threads = o.threads;
+    rep.cpus = cpus;
+    if (rep.cpus.empty() && o.cpu)
+        rep.cpus = {*o.cpu};
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
@@ -86,24 +138,37 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         run.oob_fd = ex.channel().fd();
 
         ex.ready();
-        const LatencyResult r = run_latency(res, client ? Role::client : Role::server, run, clock);
+        const Role role = client ? Role::client : Role::server;
+        std::vector<LatencyResult> results(o.threads);
+        if (o.threads == 1) {
+            results.front() = run_latency(res, role, run, clock);
+        } else {
+            // Independent pairs at once; each thread's loop watches the crew's
+            // end signal in place of the socket (src/perf/crew.hpp).
+            run_crew_threads(cpus, run.oob_fd, [&](std::uint32_t i, const CrewEnd& end) {
+                LatencyRun mine = run;
+                mine.oob_fd = end.fd();
+                results[i] = run_latency(*pairs[i], role, mine, clock);
+            });
+        }
         report::SizeResult sr;
-        sr.local = report::summarize(size, r.histogram, r.measured_seconds, r.aborted, r.abort_reason,
-                                     o.histogram_rows);
+        sr.local = side_figures(size, results, cpus, clock, o.histogram_rows);
+        const bool aborted = sr.local.aborted;
+        const std::string abort_reason = sr.local.abort_reason;
         try {
             sr.peer = report::latency_stats_from_json(
-                ex.results(report::to_json(sr.local), r.aborted ? std::chrono::milliseconds(1000) : o.timeout));
+                ex.results(report::to_json(sr.local), aborted ? std::chrono::milliseconds(1000) : o.timeout));
         } catch (const std::exception&) {
-            if (!r.aborted)
+            if (!aborted)
                 throw;
             // The peer is gone: keep what this side measured.
         }
         rep.sizes.push_back(sr);
         if (progress)
             progress(sr);
-        if (r.aborted) {
+        if (aborted) {
             rep.aborted = true;
-            rep.abort_reason = r.abort_reason;
+            rep.abort_reason = abort_reason;
             break;
         }
     }

@@ -175,7 +175,8 @@ sch_pair() {
 }
 
 case_ "schemas: ping-pong, both sides"
-for args in "-n 100 -s 64" "-n 100 -s 2:64 --histogram" "--op read -n 100" "--transport ud -n 100" "-D 1 -s 64"; do
+for args in "-n 100 -s 64" "-n 100 -s 2:64 --histogram" "--op read -n 100" "--transport ud -n 100" "-D 1 -s 64" \
+  "--threads 2 -n 100 -s 2:64" "--threads 2 --op read -n 100"; do
   # shellcheck disable=SC2086 # $args is a list of options
   sch_pair ping-pong "$sch_tmp/server.json" -- $args
   expect_true "ping-pong $args: client 0, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 0/0

@@ -1,4 +1,4 @@
-# Lab cases: `qpscope bw --threads` between two qpscope processes on rxe0
+# Lab cases: `--threads` of bw and ping-pong between two qpscope processes on rxe0
 # (the lab VM has 2 CPUs). Sourced by tests/lab/run-all with $q set.
 
 thr_log=$(mktemp)
@@ -38,7 +38,7 @@ for key, side in zip(["client_posts", "server_posts"], sides):
 
 case_ "bw --threads 2 without -d: two pinned threads, one total, each thread's figures, both sides"
 thr_serve --timeout 20
-run timeout 300 "$q" --json bw 127.0.0.1 --threads 2 -s 65536 -n 2000 --timeout 20
+run timeout 300 "$q" --json bw 127.0.0.1 --threads 2 -s 65536 -n 500 --timeout 20
 wait "$thr_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
 expect_true "the total is the threads' bytes over the common span; per-thread rows; data on 2 QPs" threads_ok "$out" 2 1
@@ -112,6 +112,66 @@ assert t["aborted"] and t["abort_reason"] and "another thread" not in t["abort_r
 assert d["client_posts"][0]["messages"] > 0, d["client_posts"]
 rows = d["threads"]
 assert sorted(r["thread"] for r in rows) == [0, 1] and all(r["messages"] > 0 for r in rows), rows' "$out"
+wait
+expect_true "no qpscope process left" bash -c '! pgrep -x qpscope'
+expect_true "nothing of ours left in rdma resource show qp" bash -c '! rdma resource show qp | grep -v "type GSI" | grep -q .'
+
+# The checks of a finished threaded ping-pong: $1 the JSON, $2 pairs, $3 iterations.
+pairs_ok() {
+  python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); n = int(sys.argv[2]); iters = int(sys.argv[3])
+t = d["test"]
+assert not t["aborted"] and t["threads"] == n and len(set(t["cpus"])) == n, t
+sides = ["client"] + (["server"] if t["op"] != "read" else [])
+for side in sides:
+    for r in d[side]:
+        rows = [x for x in d["threads"] if x["side"] == side and x["size_bytes"] == r["size_bytes"]]
+        assert sorted(x["thread"] for x in rows) == list(range(n)), rows
+        # All pairs'"'"' samples together: their sum, over the common span.
+        assert r["samples"] == sum(x["samples"] for x in rows), (r, rows)
+        assert side != "client" or r["samples"] == n * iters, r
+        assert r["min_ns"] <= r["p50_ns"] <= r["p99_ns"] <= r["max_ns"], r
+        assert min(x["p50_ns"] for x in rows) <= r["p50_ns"] <= max(x["p50_ns"] for x in rows), (r, rows)
+        assert r["max_ns"] == max(x["max_ns"] for x in rows), (r, rows)
+        assert r["measured_s"] >= max(x["measured_s"] for x in rows) * 0.9999, (r, rows)
+        assert abs(r["samples_per_s"] - r["samples"] / r["measured_s"]) < 1e-6 * r["samples_per_s"], r
+        assert all(x["samples"] > 0 and x["samples_per_s"] > 0 for x in rows), rows
+' "$1" "$2" "$3"
+}
+
+case_ "ping-pong --threads 2 without -d: two pairs at once, all samples together and each pair's"
+for op in send write read; do
+  "$q" --json ping-pong --timeout 20 >"$thr_log" 2>&1 &
+  thr_server=$!
+  run timeout 300 "$q" --json ping-pong 127.0.0.1 --threads 2 --op "$op" -n 500 --timeout 20
+  wait "$thr_server"; server_rc=$?
+  expect_true "$op: client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+  expect_true "$op: totals and both pairs, both sides" pairs_ok "$out" 2 500
+done
+"$q" ping-pong -d rxe0 --timeout 20 >/dev/null 2>&1 &
+thr_server=$!
+run timeout 300 "$q" ping-pong 127.0.0.1 -d rxe0 --cpus 0,1 -s 2:64 -D 0.5 --timeout 20
+wait "$thr_server"
+expect_rc 0
+expect_out_has "2 pairs at once"
+expect_out_has "each pair (thread) on its own"
+expect_out_has "SAMPLES/s"
+
+case_ "ping-pong --threads 2: a SIGKILLed server ends both pairs with exit 3 and a partial report"
+"$q" ping-pong --threads 2 --timeout 3 >/dev/null 2>&1 &
+thr_server=$!
+( eventually 60 thr_in_run "$thr_server"; sleep 1; kill -9 "$thr_server" ) &
+start=$(date +%s%N)
+run timeout 120 "$q" --json ping-pong 127.0.0.1 --threads 2 -D 600 --timeout 3
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+expect_rc 3
+expect_true "ended by itself (${elapsed_ms} ms)" test "$elapsed_ms" -lt 100000
+expect_true "partial report: aborted with a reason, both pairs' samples so far" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); t = d["test"]
+assert t["aborted"] and t["abort_reason"], t
+assert sorted(r["thread"] for r in d["threads"]) == [0, 1] and all(r["samples"] > 0 for r in d["threads"]), d["threads"]' "$out"
 wait
 expect_true "no qpscope process left" bash -c '! pgrep -x qpscope'
 expect_true "nothing of ours left in rdma resource show qp" bash -c '! rdma resource show qp | grep -v "type GSI" | grep -q .'

@@ -1,0 +1,90 @@
+#include "src/perf/crew.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <thread>
+#include <unistd.h>
+
+#include "src/error.hpp"
+#include "src/perf/test_common.hpp"
+
+namespace qps::perf {
+
+CrewEnd::CrewEnd() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+{
+    if (fd_ < 0)
+        throw SystemError("eventfd", errno);
+}
+
+CrewEnd::~CrewEnd() { ::close(fd_); }
+
+void CrewEnd::raise() const
+{
+    const std::uint64_t one = 1;
+    while (::write(fd_, &one, sizeof one) < 0 && errno == EINTR) {
+    }
+}
+
+void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
+                      const std::function<void(std::uint32_t, const CrewEnd&)>& work,
+                      const std::function<void()>& every_second)
+{
+    const auto n = static_cast<std::uint32_t>(cpus.size());
+    const CrewEnd end;
+    const int finished = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (finished < 0)
+        throw SystemError("eventfd", errno);
+    std::vector<std::exception_ptr> errors(n);
+    std::vector<std::thread> threads;
+    threads.reserve(n);
+    const std::uint64_t one = 1;
+    for (std::uint32_t i = 0; i < n; ++i)
+        threads.emplace_back([&, i] {
+            try {
+                pin_cpu(cpus[i] >= 0 ? std::optional<int>(cpus[i]) : std::nullopt);
+                work(i, end);
+            } catch (...) {
+                errors[i] = std::current_exception();
+                end.raise();
+            }
+            while (::write(finished, &one, sizeof one) < 0 && errno == EINTR) {
+            }
+        });
+
+    std::uint64_t done = 0;
+    bool peer_signalled = false;
+    auto next = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (done < n) {
+        pollfd p[2]{{finished, POLLIN, 0}, {peer_signalled ? -1 : oob_fd, POLLIN | POLLRDHUP, 0}};
+        if (::poll(p, 2, every_second ? 200 : -1) < 0) {
+            if (errno != EINTR)
+                end.raise();  // cannot watch the socket: end the run rather than hang
+            continue;
+        }
+        if (p[0].revents & POLLIN) {
+            std::uint64_t k = 0;
+            if (::read(finished, &k, sizeof k) == sizeof k)
+                done += k;
+        }
+        if (!peer_signalled && p[1].revents) {
+            peer_signalled = true;
+            end.raise();
+        }
+        if (every_second && std::chrono::steady_clock::now() >= next) {
+            next += std::chrono::seconds(1);
+            every_second();
+        }
+    }
+    for (auto& t : threads)
+        t.join();
+    ::close(finished);
+    for (const auto& e : errors)
+        if (e)
+            std::rethrow_exception(e);
+}
+
+}  // namespace qps::perf

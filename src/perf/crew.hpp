@@ -1,0 +1,38 @@
+// --threads N (bw and ping-pong): N worker threads of one side, each pinned
+// to its CPU, and the calling thread as their coordinator. The coordinator
+// watches the out-of-band socket; when it becomes readable (the peer is
+// done, or gone) it raises the crew's end signal, an eventfd that stays
+// readable, which the workers' loops watch in place of the socket. A
+// worker may raise it too (to end its siblings). Exceptions thrown by a
+// worker are rethrown here after every worker has ended.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace qps::perf {
+
+class CrewEnd {
+public:
+    CrewEnd();
+    ~CrewEnd();
+    CrewEnd(const CrewEnd&) = delete;
+    CrewEnd& operator=(const CrewEnd&) = delete;
+
+    int fd() const { return fd_; }  // readable once raised
+    void raise() const;
+
+private:
+    int fd_;
+};
+
+// Runs work(i, end) on one thread per entry of `cpus` (-1: not pinned),
+// and returns when all have ended. `every_second` (may be empty) is called
+// on the calling thread about once a second meanwhile. A worker whose pin
+// fails or that throws raises the end signal.
+void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
+                      const std::function<void(std::uint32_t, const CrewEnd&)>& work,
+                      const std::function<void()>& every_second = {});
+
+}  // namespace qps::perf

@@ -18,6 +18,10 @@ cases=(
   "send-64K-tuned|--op send -s 64K --tx-depth 256 --post-list 32 --cq-mod 32|ib_send_bw -s 65536 -t 256 -l 32 -Q 32"
   "read-64K-tuned|--op read -s 64K --tx-depth 256 --post-list 32 --cq-mod 32|ib_read_bw -s 65536 -t 256 -l 32 -Q 32"
   "write-64B-tuned|--op write -s 64 --tx-depth 256 --post-list 32 --cq-mod 32|ib_write_bw -s 64 -t 256 -l 32 -Q 32"
+  # Past one core: two pinned threads (bw --threads) against one perftest
+  # process, which has no threads of its own.
+  "read-64K-threads2|--op read -s 64K --threads 2|ib_read_bw -s 65536"
+  "write-64K-threads2|--op write -s 64K --threads 2|ib_write_bw -s 65536"
 )
 
 # perftest's average message rate (its MsgRate column, Mpps) in messages/s.

@@ -169,6 +169,12 @@ net::Endpoint endpoint_from(const verbs::LocalEndpoint& l)
     return e;
 }
 
+std::vector<int> check_side(TestOptions& o, std::uint32_t qps)
+{
+    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
+    return worker_cpus(o);
+}
+
 void check_threads(const TestOptions& o)
 {
     if (o.threads < 1 || o.threads > max_threads)

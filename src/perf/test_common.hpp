@@ -78,6 +78,11 @@ net::Endpoint endpoint_from(const verbs::LocalEndpoint& l);
 // o.device to the device it checked ("" = the first).
 void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps);
 
+// check_local for the options' largest size and `qps` QPs, then the
+// worker threads' CPUs (worker_cpus): what a side checks before it
+// listens or connects, and again after adopting the client's parameters.
+std::vector<int> check_side(TestOptions& o, std::uint32_t qps);
+
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
 

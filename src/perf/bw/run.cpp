@@ -138,8 +138,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     BwOptions o = given;
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
-    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.qps * o.threads);
-    std::vector<int> cpus = worker_cpus(o);
+    std::vector<int> cpus = check_side(o, o.qps * o.threads);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -148,9 +147,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     net::Exchange ex = open_exchange(o, "bw", params_json(o), theirs);
     if (!client) {
         adopt(o, theirs);
-        // The client's sizes, QPs and threads.
-        check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.qps * o.threads);
-        cpus = worker_cpus(o);
+        cpus = check_side(o, o.qps * o.threads);  // the client's sizes, QPs and threads
     }
     const std::uint32_t cq_mod = effective_cq_mod(o);
     const Roles roles = roles_of(o, client);

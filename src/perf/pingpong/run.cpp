@@ -81,8 +81,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     PingPongOptions o = given;
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
-    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.threads);
-    std::vector<int> cpus = worker_cpus(o);
+    std::vector<int> cpus = check_side(o, o.threads);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -92,9 +91,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     net::Exchange ex = open_exchange(o, "ping-pong", common_params(o), theirs);
     if (!client) {
         adopt(o, theirs);
-        // The client's sizes, MTU and threads.
-        check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), o.threads);
-        cpus = worker_cpus(o);
+        cpus = check_side(o, o.threads);  // the client's sizes, MTU and threads
     }
 
     // 2. Resources sized for the largest message, then the endpoints.

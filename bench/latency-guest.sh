@@ -5,16 +5,24 @@
 #   lat <op> <tool> <pair> <value_us>
 #   rss <iterations> <kib>
 set -u
-q=$1 pairs=$2 iters=$3 mem_iters=$4 ops=${5:-send write read}
+q=$1 pairs=$2 iters=$3 mem_iters=$4 ops=${5:-send write read} pin=${6:-1}
 [ "$mem_iters" = none ] && mem_iters=
+# pin=1: the server on CPU 0, the client on CPU 1, for both tools (taskset
+# for perftest, -c for qpscope), so neither the processes nor the Soft-RoCE
+# work they raise (on the CPU that posts or receives) move between CPUs.
+if [ "$pin" = 1 ]; then
+  srv_pin=(taskset -c 0) cli_pin=(taskset -c 1) srv_c=(-c 0) cli_c=(-c 1)
+else
+  srv_pin=() cli_pin=() srv_c=() cli_c=()
+fi
 
 # perftest's t_typical for a 2-byte run of ib_<op>_lat.
 perftest_typical() {
   local op=$1 out
-  timeout 120 "ib_${op}_lat" -x 1 -d rxe0 -s 2 -n "$iters" -p 18515 >/dev/null 2>&1 &
+  "${srv_pin[@]}" timeout 120 "ib_${op}_lat" -x 1 -d rxe0 -s 2 -n "$iters" -p 18515 >/dev/null 2>&1 &
   local srv=$!
   sleep 2
-  out=$(timeout 120 "ib_${op}_lat" -x 1 -d rxe0 -s 2 -n "$iters" -p 18515 127.0.0.1 2>/dev/null)
+  out=$("${cli_pin[@]}" timeout 120 "ib_${op}_lat" -x 1 -d rxe0 -s 2 -n "$iters" -p 18515 127.0.0.1 2>/dev/null)
   wait "$srv" 2>/dev/null
   awk '$1 == 2 && NF >= 5 { print $5 }' <<<"$out" | tail -n 1
 }
@@ -22,9 +30,9 @@ perftest_typical() {
 # qpscope's p50 for the same run, in µs.
 qpscope_p50() {
   local op=$1 out
-  "$q" ping-pong -d rxe0 --timeout 30 >/dev/null 2>&1 &
+  "$q" ping-pong -d rxe0 "${srv_c[@]}" --timeout 30 >/dev/null 2>&1 &
   local srv=$!
-  out=$(timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 --op "$op" -s 2 -n "$iters" --timeout 30)
+  out=$(timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 "${cli_c[@]}" --op "$op" -s 2 -n "$iters" --timeout 30)
   wait "$srv" 2>/dev/null
   python3 -c 'import json,sys; print(json.loads(sys.argv[1])["client"][0]["p50_ns"] / 1000)' "$out"
 }

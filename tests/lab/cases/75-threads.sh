@@ -47,7 +47,7 @@ import json, sys
 s = json.loads(open(sys.argv[1]).read())["test"]
 assert s["role"] == "server" and s["threads"] == 2 and len(set(s["cpus"])) == 2, s' "$thr_log"
 
-case_ "bw --threads 2 -d rxe0: read, 2 QPs a thread, -D 1; --bidir send; text output"
+case_ "bw --threads 2 -d rxe0: read, 2 QPs a thread, -D 1; --bidir send; UD send, UC write; text output"
 thr_serve -d rxe0 --timeout 20
 run timeout 300 "$q" --json bw 127.0.0.1 -d rxe0 --threads 2 --qps 2 --op read -s 4096 -D 1 --window 50 --timeout 20
 wait "$thr_server"; server_rc=$?
@@ -63,6 +63,14 @@ wait "$thr_server"; server_rc=$?
 expect_true "bidir send: client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
 expect_true "--cpus 1,0 sets 2 threads on CPUs 1 and 0, in that order" test "$(jq -c '[.test.threads, .test.cpus]' <<<"$out")" = "[2,[1,0]]"
 expect_true "both sides' threads reported" test "$(jq -c '[.threads[].side] | unique' <<<"$out")" = '["client","server"]'
+for combo in "send ud 1024" "write uc 4096"; do
+  set -- $combo
+  thr_serve -d rxe0 --timeout 20
+  run timeout 300 "$q" --json bw 127.0.0.1 -d rxe0 --threads 2 --op "$1" --transport "$2" -s "$3" -n 300 --timeout 20
+  wait "$thr_server"; server_rc=$?
+  expect_true "$1 over $2: client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+  expect_true "$1 over $2: total and threads" threads_ok "$out" 2 1
+done
 thr_serve --timeout 20
 run timeout 300 "$q" bw 127.0.0.1 --threads 2 -s 4096 -n 500 --timeout 20
 wait "$thr_server"

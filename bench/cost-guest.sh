@@ -4,6 +4,8 @@
 # two message counts, REPS times each; then reduces every callgrind file.
 # Prints one machine-readable line per measurement:
 #   poll <object> <function>          the provider's poll_cq, as callgrind names it
+#   post <object> <function>          the provider's post_send
+#   loop <case> <tool> <pattern>      the measured loop (callgrind --toggle-collect)
 #   run <case> <tool> <rep> <messages> <total_ir> <spins> <ours> <provider> <libc> <other>
 #   fn <case> <tool> <class> <calls_per_msg> <self_ir_per_msg> <function>   (rep 1, N2 - N1)
 #   call <case> <tool> <caller_class> <calls_per_msg> <callee>   (rep 1, N2 - N1; allocation, locks)
@@ -16,6 +18,7 @@
 # Usage: cost-guest.sh QPSCOPE N1 N2 REPS [CASE_REGEX]
 set -euo pipefail
 q=$(realpath "$1") n1=$2 n2=$3 reps=$4 only=${5:-.}
+here=$(cd "$(dirname "$0")" && pwd)
 out=/tmp/cost
 mkdir -p "$out"
 
@@ -43,20 +46,23 @@ n = ctypes.c_int()
 devs = v.ibv_get_device_list(ctypes.byref(n))
 dev = next(devs[i] for i in range(n.value) if v.ibv_get_device_name(devs[i]) == b"rxe0")
 ctx = v.ibv_open_device(dev)
-# struct ibv_context { device; struct ibv_context_ops ops; }: poll_cq is ops' 12th pointer.
-fp = ctypes.c_void_p.from_address(ctx + 8 + 11 * 8).value
-for line in open("/proc/self/maps"):
-    f = line.split()
-    lo, hi = (int(x, 16) for x in f[0].split("-"))
-    if lo <= fp < hi and len(f) >= 6:
-        # Lowest mapping of that file = its load base (ELF vaddr 0).
-        base = min(int(l.split()[0].split("-")[0], 16) for l in open("/proc/self/maps") if l.split()[-1] == f[-1])
-        print(f"poll {f[-1]} 0x{fp - base:016x}")
-        break
+# struct ibv_context { device; struct ibv_context_ops ops; }: poll_cq is
+# ops' 12th pointer, post_send its 26th (verbs.h).
+for what, index in (("poll", 11), ("post", 25)):
+    fp = ctypes.c_void_p.from_address(ctx + 8 + index * 8).value
+    for line in open("/proc/self/maps"):
+        f = line.split()
+        lo, hi = (int(x, 16) for x in f[0].split("-"))
+        if lo <= fp < hi and len(f) >= 6:
+            # Lowest mapping of that file = its load base (ELF vaddr 0).
+            base = min(int(l.split()[0].split("-")[0], 16) for l in open("/proc/self/maps") if l.split()[-1] == f[-1])
+            print(f"{what} {f[-1]} 0x{fp - base:016x}")
+            break
 PY
 )
 echo "$poll"
-export COST_POLL=${poll#poll }
+COST_POLL=$(sed -n 's/^poll //p' <<<"$poll") COST_POST=$(sed -n 's/^post //p' <<<"$poll")
+export COST_POLL COST_POST
 
 waitport() {
   for _ in $(seq 300); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.1; done
@@ -86,6 +92,8 @@ measure_once() {
   local name=$1 tool=$2 rep=$3 n=$4 qargs=$5 pargs=$6 srv rc=0
   local file=$out/$name.$tool.$rep.$n.cg
   local vg=(valgrind --tool=callgrind --dump-line=no --compress-pos=no --callgrind-out-file="$file")
+  # Only the measured loop, everything it calls included (see discover).
+  [[ -n ${loop[$name.$tool]:-} ]] && vg+=("--toggle-collect=${loop[$name.$tool]}")
   # Write ping-pong waits by reading memory, no call: count instructions.
   [[ $name == lat-write* ]] && vg+=(--dump-instr=yes)
   if [[ $tool == qpscope ]]; then
@@ -140,11 +148,28 @@ syscalls() {
   end_server "$srv"
 }
 
+# The measured loop of each tool and case: one short run collecting
+# everything, then the function of the tool's binary that calls the
+# provider's post_send most (cost_reduce.py loop). The measured runs collect only
+# inside it, so set-up and the report after the loop (perftest's bw report
+# is O(N^2): 105,000 Ir a message at N = 20,000) stay out of the figure.
+declare -A loop=()
+discover() {
+  local name=$1 tool=$2 qargs=$3 pargs=$4
+  measure "$name" "$tool" discover 200 "$qargs" "$pargs"
+  local file=$out/$name.$tool.discover.200.cg
+  [[ -s $file ]] || return 0
+  loop[$name.$tool]=$(python3 "$here/cost_reduce.py" loop "$file" "$tool" "$q")
+  mv "$file" "$file.full"
+  echo "loop $name $tool ${loop[$name.$tool]}"
+}
+
 for c in "${cases[@]}"; do
   IFS='|' read -r name qargs pargs <<<"$c"
   [[ $name =~ $only ]] || continue
   for tool in qpscope perftest; do
     for n in "$n1" "$n2"; do syscalls "$name" "$tool" "$n" "$qargs" "$pargs"; done
+    discover "$name" "$tool" "$qargs" "$pargs"
   done
   for rep in $(seq "$reps"); do
     for n in "$n1" "$n2"; do
@@ -160,138 +185,7 @@ for c in "${cases[@]}"; do
   done
 done
 
-# Reduce the callgrind files: self cost per object class, the spin count,
-# and (rep 1) the per-message calls and self cost of each function.
-python3 - "$out" "$q" "$n1" "$n2" <<'PY'
-import collections, glob, os, re, sys
-out, qpscope, n1, n2 = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-
-def parse(path):
-    """Self Ir per (object, function), calls per callee, Ir per instruction."""
-    names = {"ob": {}, "fn": {}}
-    selfc, calls, instr = collections.Counter(), collections.Counter(), collections.Counter()
-    callers = collections.Counter()  # (caller object, callee object, callee) -> calls
-    ob = fn = cob = cfn = None
-    after_call = False
-    npos, by_instr = 1, False
-    summary = None
-    def name(kind, val):
-        m = re.match(r"\((\d+)\)(?: (.*))?$", val)
-        if not m:
-            return val
-        if m.group(2) is not None:
-            names[kind][m.group(1)] = m.group(2)
-        return names[kind][m.group(1)]
-    with open(path) as f:
-        for line in f:
-            c = line[:1]
-            if c.isdigit() or c in "+-*":
-                if after_call:  # a call's inclusive cost, not self cost
-                    after_call = False
-                    continue
-                p = line.split()
-                ir = int(p[npos]) if len(p) > npos else 0
-                selfc[(ob, fn)] += ir
-                if by_instr and p[0].startswith("0x"):
-                    instr[(ob, p[0])] += ir
-                continue
-            key, _, val = line.rstrip("\n").partition("=")
-            if key == "ob":
-                ob = name("ob", val)
-            elif key == "fn":
-                fn = name("fn", val)
-                cob = None
-            elif key == "cob":
-                cob = name("ob", val)
-            elif key == "cfn":
-                cfn = name("fn", val)
-            elif key == "calls":
-                calls[(cob or ob, cfn)] += int(val.split()[0])
-                callers[(ob, cob or ob, cfn)] += int(val.split()[0])
-                after_call = True
-                cob = None
-            elif line.startswith("positions:"):
-                npos, by_instr = len(line.split()) - 1, line.split()[1] == "instr"
-            elif line.startswith("summary:"):
-                summary = int(line.split()[1])
-    return summary, selfc, calls, instr, callers
-
-FORBIDDEN = re.compile(r"^(malloc|calloc|realloc|free|cfree|aligned_alloc|posix_memalign|operator new|operator delete"
-                       r"|pthread_mutex_(lock|unlock|trylock)|pthread_rwlock_\w+|pthread_cond_\w+|pthread_spin_(lock|unlock)"
-                       r"|sem_\w+|__lll_lock_\w+|syscall)\b")
-
-def klass(obj, tool):
-    b = os.path.basename(obj or "")
-    if (tool == "qpscope" and os.path.realpath(obj or "") == qpscope) or (tool == "perftest" and obj.startswith("/usr/bin/ib_")):
-        return "ours"
-    if re.match(r"lib.*-rdmav\d+\.so|libibverbs\.so", b):
-        return "provider"
-    if re.match(r"libc\.so", b):
-        return "libc"
-    return "other"
-
-poll_obj = poll_fn = None
-maps = os.environ.get("COST_POLL", "")
-if maps:
-    poll_obj, poll_fn = maps.split()
-
-parsed = {}
-for path in sorted(glob.glob(f"{out}/*.cg")):
-    name, tool, rep, n = os.path.basename(path)[:-3].split(".")
-    total, selfc, calls, instr, callers = parse(path)
-    by = collections.Counter()
-    for (obj, fn), ir in selfc.items():
-        by[klass(obj, tool)] += ir
-    if instr:
-        # The client binary's hottest instruction: its wait loop's.
-        spins = max((ir for (obj, _), ir in instr.items() if klass(obj, tool) == "ours"), default=0)
-    else:
-        spins = sum(v for (obj, fn), v in calls.items() if fn == poll_fn and os.path.realpath(obj or "") == os.path.realpath(poll_obj))
-    print("run", name, tool, rep, n, total, spins, by["ours"], by["provider"], by["libc"], by["other"])
-    if rep == "1":
-        parsed[(name, tool, int(n))] = (selfc, calls, callers)
-
-for (name, tool, n), (selfc, calls, _) in sorted(parsed.items()):
-    if n != n2 or (name, tool, n1) not in parsed:
-        continue
-    s1, c1, k1 = parsed[(name, tool, n1)]
-    selfc, calls, callers = selfc, calls, parsed[(name, tool, n)][2]
-    dn = n2 - n1
-    keys = set(selfc) | set(s1) | set(calls) | set(c1)
-    for obj, fn in keys:
-        ds = selfc.get((obj, fn), 0) - s1.get((obj, fn), 0)
-        dc = calls.get((obj, fn), 0) - c1.get((obj, fn), 0)
-        if abs(dc) * 200 >= dn or abs(ds) * 20 >= dn:
-            print("fn", name, tool, klass(obj, tool), f"{dc / dn:.3f}", f"{ds / dn:.1f}", f"{os.path.basename(obj or '?')}:{fn}")
-    # What the hot loop must not call: allocation and locks (by the class of
-    # the calling object, so the provider's own spinlock is told apart).
-    by = collections.Counter()
-    for (cob, obj, fn) in set(callers) | set(k1):
-        if fn and FORBIDDEN.search(fn):
-            by[(klass(cob, tool), fn)] += callers.get((cob, obj, fn), 0) - k1.get((cob, obj, fn), 0)
-    for (cls, fn), dc in sorted(by.items()):
-        if dc * 1000 >= dn:
-            print("call", name, tool, cls, f"{dc / dn:.3f}", fn.replace(" ", "_"))
-
-def strace_counts(path):
-    counts = {}
-    try:
-        for line in open(path):
-            f = line.split()
-            if len(f) >= 5 and f[0][0].isdigit() and f[-1] != "total":
-                counts[f[-1]] = int(f[3])
-    except OSError:
-        pass
-    return counts
-
-for path in sorted(glob.glob(f"{out}/*.{n2}.strace")):
-    name, tool = os.path.basename(path).split(".")[:2]
-    a, b = strace_counts(f"{out}/{name}.{tool}.{n1}.strace"), strace_counts(path)
-    if not b:
-        print("fail", name, tool, "-", n2, "strace: no summary")
-        continue
-    for sc in sorted(set(a) | set(b)):
-        d = b.get(sc, 0) - a.get(sc, 0)
-        if d * 100 >= n2 - n1:
-            print("sys", name, tool, f"{d / (n2 - n1):.3f}", sc)
-PY
+# Reduce the callgrind files (bench/cost_reduce.py): self cost per object
+# class, the spin count, and (rep 1) the per-message calls and self cost of
+# each function; the syscalls.
+python3 "$here/cost_reduce.py" reduce "$out" "$q" "$n1" "$n2"

@@ -120,11 +120,10 @@ def reduce(out, n1, n2):
         if rep == "1":
             parsed[(name, tool, int(n))] = (selfc, calls, callers)
 
-    for (name, tool, n), (selfc, calls, _) in sorted(parsed.items()):
+    for (name, tool, n), (selfc, calls, callers) in sorted(parsed.items()):
         if n != n2 or (name, tool, n1) not in parsed:
             continue
         s1, c1, k1 = parsed[(name, tool, n1)]
-        selfc, calls, callers = selfc, calls, parsed[(name, tool, n)][2]
         dn = n2 - n1
         keys = set(selfc) | set(s1) | set(calls) | set(c1)
         for obj, fn in keys:

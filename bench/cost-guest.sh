@@ -31,9 +31,9 @@ cases=(
   "bw-write-64K|bw --op write -s 64K|ib_write_bw -s 65536"
 )
 
-# The provider's poll_cq: ibv_poll_cq() is an inline call through
-# context->ops.poll_cq, which is static in librxe (stripped), so callgrind
-# names it by its address: find that address from a live context.
+# The provider's poll_cq and post_send: ibv_poll_cq() and ibv_post_send()
+# are inline calls through context->ops, static in librxe (stripped), so
+# callgrind names them by address: find the addresses from a live context.
 poll=$(python3 - <<'PY'
 import ctypes
 v = ctypes.CDLL("libibverbs.so.1")
@@ -78,8 +78,8 @@ end_server() {
   wait "$1" 2>/dev/null || true
 }
 
-# One client run under callgrind, up to 3 tries (perftest's CPU clock
-# estimate sometimes fails under valgrind: "r^2 < 0.9").
+# One client run under callgrind, up to 3 tries (a run that fails for
+# another reason than perftest's report, below, is tried again).
 measure() {
   local try
   for try in 1 2 3; do

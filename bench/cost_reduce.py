@@ -16,7 +16,8 @@ import collections, glob, os, re, sys
 qpscope = ""
 
 def parse(path):
-    """Self Ir per (object, function), calls per callee, Ir per instruction."""
+    """Total, self Ir per (object, function), calls per callee, Ir per
+    instruction, calls by caller object, and calls by caller function."""
     names = {"ob": {}, "fn": {}}
     selfc, calls, instr = collections.Counter(), collections.Counter(), collections.Counter()
     callers = collections.Counter()  # (caller object, callee object, callee) -> calls
@@ -65,8 +66,7 @@ def parse(path):
                 npos, by_instr = len(line.split()) - 1, line.split()[1] == "instr"
             elif line.startswith("summary:"):
                 summary = int(line.split()[1])
-    parse.from_fn = from_fn
-    return summary, selfc, calls, instr, callers
+    return summary, selfc, calls, instr, callers, from_fn
 
 FORBIDDEN = re.compile(r"^(malloc|calloc|realloc|free|cfree|aligned_alloc|posix_memalign|operator new|operator delete"
                        r"|pthread_mutex_(lock|unlock|trylock)|pthread_rwlock_\w+|pthread_cond_\w+|pthread_spin_(lock|unlock)"
@@ -85,10 +85,10 @@ def klass(obj, tool):
 
 
 def loop_pattern(path, tool):
-    parse(path)
+    from_fn = parse(path)[5]
     post_obj, post_fn = os.environ["COST_POST"].split()
     best = collections.Counter()
-    for (ob, fn, cob, cfn), n in parse.from_fn.items():
+    for (ob, fn, cob, cfn), n in from_fn.items():
         if klass(ob, tool) == "ours" and cfn == post_fn and os.path.realpath(cob or "") == os.path.realpath(post_obj):
             best[fn] += n
     if not best:
@@ -107,7 +107,7 @@ def reduce(out, n1, n2):
     parsed = {}
     for path in sorted(glob.glob(f"{out}/*.cg")):
         name, tool, rep, n = os.path.basename(path)[:-3].split(".")
-        total, selfc, calls, instr, callers = parse(path)
+        total, selfc, calls, instr, callers, _ = parse(path)
         by = collections.Counter()
         for (obj, fn), ir in selfc.items():
             by[klass(obj, tool)] += ir

@@ -88,6 +88,11 @@ expect_rc 1
 expect_err_has "locked-memory limit (ulimit -l) is 64 KiB, the test buffers"
 expect_err_has "need 2048 KiB"
 expect_err_has "limits.conf"
+# Every thread has its own buffers: one thread's 2048 KiB fit in 3000, two threads' do not.
+run timeout 60 bash -c 'ulimit -l 3000; exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$1" bw 127.0.0.1 -s 1M --threads 2 --timeout 30' _ "$q"
+expect_rc 1
+expect_err_has "locked-memory limit (ulimit -l) is 3000 KiB"
+expect_err_has "need 4096 KiB"
 run timeout 60 bash -c 'ulimit -l 64; exec setpriv --reuid=65534 --regid=65534 --clear-groups -- "$1" qp create --pair' _ "$q"
 expect_rc 1
 expect_err_has "is 64 KiB, the 2 QPs' registered buffers (65536 bytes each, for qp post) need 128 KiB"

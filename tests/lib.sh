@@ -34,8 +34,14 @@ expect_err_lines() {
   local n; n=$(printf '%s' "$err" | grep -c '')
   if [ "$n" -eq "$1" ]; then ok "stderr has $1 line(s)"; else bad "stderr has $n lines, expected $1"; fi
 }
-# expect_true DESC CMD...: CMD succeeds.
-expect_true() { local d=$1; shift; if "$@"; then ok "$d"; else bad "$d"; fi; }
+# expect_true DESC CMD...: CMD succeeds. On failure the last lines CMD wrote
+# to stderr (e.g. a Python assertion) are shown under the FAIL line.
+expect_true() {
+  local d=$1; shift
+  if "$@" 2>"$_scratch/why"; then ok "$d"; return; fi
+  bad "$d"
+  tail -n 5 "$_scratch/why" | cut -c1-600 | sed 's/^/        why: /'
+}
 
 # eventually SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.2 s).
 eventually() {

@@ -134,12 +134,15 @@ void run_watch(const WatchOptions& options, const std::function<PortsReport()>& 
     CounterWatch watch(options.interval_s);
     // The schedule starts when the first sample has been read: the first
     // read (loading the providers) is slower than the later ones.
-    steady::time_point due;
+    // A slow sample (a loaded machine) skips the ticks that would come less
+    // than half an interval after it, so two samples are never closer than
+    // that; otherwise the gap after it would shrink to whatever was left.
+    steady::time_point due, last;
     for (std::uint64_t n = 0; options.count == 0 || n < options.count; ++n) {
         if (n > 0) {
             due += interval;
-            if (const auto late = steady::now() - due; late > steady::duration::zero())
-                due += interval * (late / interval + 1);  // a slow sample: skip the ticks it missed
+            if (const auto behind = last + interval / 2 - due; behind > steady::duration::zero())
+                due += interval * ((behind + interval - steady::duration(1)) / interval);
             if (interrupted_before(due))
                 return;
         }
@@ -149,6 +152,7 @@ void run_watch(const WatchOptions& options, const std::function<PortsReport()>& 
         const auto now = steady::now();
         if (n == 0)
             due = now;
+        last = now;
         emit(watch.next(report, now, std::chrono::system_clock::now()));
     }
 }

@@ -94,7 +94,7 @@ struct WatchOptions {
 };
 
 // Takes a sample now and then every interval_s (on a fixed schedule; a
-// slow sample skips the ticks it missed) until `count` samples or until
+// slow sample skips the ticks less than half an interval after it) until `count` samples or until
 // SIGINT/SIGTERM, which end the loop normally. `read` produces a report,
 // `emit` shows the sample. Install the interrupt handlers first.
 void run_watch(const WatchOptions& options, const std::function<PortsReport()>& read,

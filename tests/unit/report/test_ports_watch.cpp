@@ -193,8 +193,7 @@ TEST_CASE("watch loop: --count samples at the interval; an interrupt ends it nor
     REQUIRE(got.size() == 3);
     CHECK(took >= 40ms);  // two waits of 20 ms
     CHECK_FALSE(got[0].elapsed_s);
-    // The schedule is fixed-rate from the first sample: one sample read late
-    // (a loaded machine) shortens the gap to the next, but the gaps add up to
+    // The schedule is fixed-rate from the first sample: the gaps add up to
     // at least the two intervals.
     double elapsed_sum = 0;
     for (std::size_t i = 1; i < got.size(); ++i) {
@@ -206,6 +205,28 @@ TEST_CASE("watch loop: --count samples at the interval; an interrupt ends it nor
         CHECK(got[i].devices[0].ports[0].hw_counters[0].delta == 7u);
     }
     CHECK(elapsed_sum >= 0.04 - 1e-9);
+
+    // A slow read (a loaded machine: 90 % or 250 % of the interval) does not
+    // squeeze the next sample against it: every gap is at least half an
+    // interval (in the lab a 0.2 s watch under ASan got gaps of 0.69 s then 0.15 s).
+    for (const auto slow : {36ms, 100ms}) {
+        CAPTURE(slow.count());
+        std::uint64_t calls = 0;
+        auto slow_read = [&] {
+            if (++calls == 2)
+                std::this_thread::sleep_for(slow);
+            return one_port({reading("sent_pkts", value += 7)});
+        };
+        got.clear();
+        run_watch({.interval_s = 0.04, .count = 4}, slow_read, [&](const WatchSample& s) { got.push_back(s); });
+        REQUIRE(got.size() == 4);
+        for (std::size_t i = 1; i < got.size(); ++i) {
+            CAPTURE(i);
+            REQUIRE(got[i].elapsed_s);
+            CHECK(*got[i].elapsed_s >= 0.02);
+        }
+        CHECK(*got[1].elapsed_s >= 0.04 + slow.count() / 1000.0 - 1e-3);  // the slow read itself
+    }
 
     // SIGINT/SIGTERM set the same flag as request_interrupt: after the
     // second sample the loop ends without an error, long before 10 000 samples.

@@ -64,10 +64,15 @@ public:
     // clock_gettime(CLOCK_MONOTONIC_RAW) regardless of the CPU (tests, --clock=system).
     static Clock system();
 
-    std::uint64_t now() const noexcept
+    std::uint64_t now() const noexcept { return read(tsc_); }
+
+    // now() for a hot loop that keeps the source in a register: `tsc` is
+    // uses_tsc() of the clock whose ticks are wanted.
+    bool uses_tsc() const noexcept { return tsc_; }
+    static std::uint64_t read(bool tsc) noexcept
     {
 #if defined(__x86_64__)
-        if (tsc_) {
+        if (tsc) {
             std::uint32_t lo, hi;
             asm volatile("rdtscp" : "=a"(lo), "=d"(hi) : : "rcx", "memory");
             return (static_cast<std::uint64_t>(hi) << 32) | lo;

@@ -1,12 +1,15 @@
 #include "src/perf/pingpong/loop.hpp"
 
-#include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <fmt/format.h>
+#include <limits>
 #include <poll.h>
+#include <string_view>
 
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/perf/sample_log.hpp"
 #include "src/perf/watchdog.hpp"
 
 namespace qps::perf {
@@ -14,126 +17,246 @@ namespace qps::perf {
 namespace {
 
 // One signalled send in this many: the rest complete silently.
-constexpr std::uint32_t signal_every = 32;
+constexpr std::uint64_t signal_every = 32;
+// A run's samples fit in the buffer up to this many (8 MiB); longer runs,
+// and every duration run (whose length is unknown), drain it when full.
+constexpr std::size_t log_limit = std::size_t{1} << 20;
+constexpr std::size_t log_limit_duration = std::size_t{1} << 16;
 
-void check_wc(const ibv_wc& wc, const char* what)
+[[gnu::cold, noreturn]] void wc_failed(const ibv_wc& wc, const char* what)
 {
-    if (wc.status != IBV_WC_SUCCESS)
-        throw OperationError(fmt::format("{} completed with {}: {}", what, *decode::wc_status(wc.status).name,
-                                         decode::wc_status_meaning(wc.status)));
+    throw OperationError(fmt::format("{} completed with {}: {}", what, *decode::wc_status(wc.status).name,
+                                     decode::wc_status_meaning(wc.status)));
 }
 
-struct Poster {
+inline void check_wc(const ibv_wc& wc, const char* what)
+{
+    if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
+        wc_failed(wc, what);
+}
+
+inline void post_send(ibv_qp* qp, ibv_send_wr* wr)
+{
+    ibv_send_wr* bad = nullptr;
+    if (int rc = ibv_post_send(qp, wr, &bad); rc != 0) [[unlikely]]
+        throw SystemError("ibv_post_send", rc);
+}
+
+inline void post_recv(ibv_qp* qp, ibv_recv_wr* wr)
+{
+    ibv_recv_wr* bad = nullptr;
+    if (int rc = ibv_post_recv(qp, wr, &bad); rc != 0) [[unlikely]]
+        throw SystemError("ibv_post_recv", rc);
+}
+
+// Reaps signalled send completions without waiting.
+void reap_sends(ibv_cq* cq)
+{
+    ibv_wc wc[4];
+    int n;
+    while ((n = ibv_poll_cq(cq, 4, wc)) > 0)
+        for (int i = 0; i < n; ++i)
+            check_wc(wc[i], "a send");
+    if (n < 0)
+        throw SystemError("ibv_poll_cq", EIO);
+}
+
+// The work requests of one run, built once: the signalled one and the
+// silent one differ only in their flags; every signal_every-th post is
+// signalled so the send queue is reclaimed (a read always is: we wait for
+// its completion).
+struct Requests {
+    ibv_sge sge{};
+    ibv_send_wr signalled{};
+    ibv_send_wr silent{};
+    ibv_sge rsge{};
+    ibv_recv_wr recv{};
+
+    Requests(verbs::TestResources& res, const LatencyRun& run)
+    {
+        prepare_send_wr(signalled, sge, res, run.op, run.size);
+        const unsigned flags = run.use_inline ? IBV_SEND_INLINE : 0;
+        silent = signalled;
+        silent.send_flags = flags;
+        signalled.send_flags = flags | IBV_SEND_SIGNALED;
+        prepare_recv_wr(recv, rsge, res);
+    }
+    Requests(const Requests&) = delete;  // the WRs point at sge and rsge
+    Requests& operator=(const Requests&) = delete;
+};
+
+// Write ping-pong: the last byte of each message carries 1..255, cycling.
+inline std::uint8_t next_marker(std::uint8_t m) { return m == 255 ? 1 : static_cast<std::uint8_t>(m + 1); }
+
+// Everything a loop needs, set up before it; the loop copies what it uses
+// into locals so the compiler can keep them in registers across the
+// provider's calls.
+struct Loop {
     verbs::TestResources& res;
     const LatencyRun& run;
-    ibv_sge sge{};
-    ibv_send_wr wr{};
-    ibv_sge rsge{};
-    ibv_recv_wr rwr{};
-    std::uint64_t posted = 0;
-
-    Poster(verbs::TestResources& r, const LatencyRun& l) : res(r), run(l)
-    {
-        prepare_send_wr(wr, sge, res, run.op, run.size);
-        prepare_recv_wr(rwr, rsge, res);
-    }
-
-    // Posts one request; every signal_every-th is signalled so the send
-    // queue is reclaimed (and a read is always signalled: we wait for it).
-    void post()
-    {
-        const bool signalled = run.op == Op::read || posted % signal_every == 0;
-        wr.wr_id = posted;
-        wr.send_flags = (signalled ? IBV_SEND_SIGNALED : 0) | (run.use_inline ? IBV_SEND_INLINE : 0);
-        ibv_send_wr* bad = nullptr;
-        if (int rc = ibv_post_send(res.qp(), &wr, &bad); rc != 0)
-            throw SystemError("ibv_post_send", rc);
-        ++posted;
-    }
-
-    void repost_receive()
-    {
-        ibv_recv_wr* bad = nullptr;
-        if (int rc = ibv_post_recv(res.qp(), &rwr, &bad); rc != 0)
-            throw SystemError("ibv_post_recv", rc);
-    }
-
-    // Reaps signalled send completions without waiting.
-    void reap_sends()
-    {
-        ibv_wc wc[4];
-        int n;
-        while ((n = ibv_poll_cq(res.send_cq(), 4, wc)) > 0)
-            for (int i = 0; i < n; ++i)
-                check_wc(wc[i], "a send");
-        if (n < 0)
-            throw SystemError("ibv_poll_cq", EIO);
-    }
+    bool tsc;
+    Watchdog& dog;
+    Requests& wrs;
+    SampleLog& log;
+    LatencyHistogram& histogram;
+    std::uint64_t total;           // iterations to run; max in duration mode
+    std::uint64_t duration_ticks;  // client, duration mode: how long to measure
+    // Out:
+    std::uint64_t done = 0;        // iterations completed
+    const std::uint64_t* filled = nullptr;  // the log's samples end here (drained after the loop)
+    std::uint64_t start = 0, last = 0;  // the measured span (ticks)
+    const char* reason = nullptr;  // why the watchdog stopped it
 };
 
-// What one side waits for between its posts.
-class Arrival {
-public:
-    Arrival(verbs::TestResources& res, const LatencyRun& run)
-        : res_(res), op_(run.op), marker_(res.recv_buf() + (run.size ? run.size - 1 : 0))
-    {
-    }
-
-    // Busy-polls until the peer's message `seq` has arrived; false when the
-    // watchdog says stop.
-    bool wait(std::uint64_t seq, Watchdog& dog, std::uint64_t progress, const char*& reason)
-    {
-        std::uint32_t empty = 0;
-        const std::uint8_t expected = marker_for(seq);
-        for (;;) {
-            if (op_ == Op::write) {
-                if (*marker_ == expected)
-                    return true;
-            } else {
-                ibv_wc wc;
-                const int n = ibv_poll_cq(res_.recv_cq(), 1, &wc);
-                if (n > 0) {
-                    check_wc(wc, "a receive");
-                    return true;
-                }
-                if (n < 0)
-                    throw SystemError("ibv_poll_cq", EIO);
-            }
-            if (++empty == polls_per_check) {
-                empty = 0;
-                if ((reason = dog.check(progress)))
-                    return false;
-            }
-        }
-    }
-
-    // Write ping-pong: the last byte of each message carries 1..255, cycling.
-    static std::uint8_t marker_for(std::uint64_t seq) { return static_cast<std::uint8_t>(seq % 255 + 1); }
-
-private:
-    verbs::TestResources& res_;
-    Op op_;
-    volatile std::uint8_t* marker_;
-};
-
-bool waiting_for_read(verbs::TestResources& res, Watchdog& dog, std::uint64_t progress, const char*& reason)
+// Busy-polls `cq` for one completion; false when the watchdog says stop.
+inline bool wait_cq(ibv_cq* cq, const char* what, Loop& l, std::uint64_t progress)
 {
-    std::uint32_t empty = 0;
     ibv_wc wc;
+    std::uint32_t empty = 0;
     for (;;) {
-        const int n = ibv_poll_cq(res.send_cq(), 1, &wc);
+        const int n = ibv_poll_cq(cq, 1, &wc);
         if (n > 0) {
-            check_wc(wc, "an RDMA read");
+            check_wc(wc, what);
             return true;
         }
-        if (n < 0)
+        if (n < 0) [[unlikely]]
             throw SystemError("ibv_poll_cq", EIO);
-        if (++empty == polls_per_check) {
+        if (++empty == polls_per_check) [[unlikely]] {
             empty = 0;
-            if ((reason = dog.check(progress)))
+            if ((l.reason = l.dog.check(progress)))
                 return false;
         }
     }
+}
+
+// Busy-polls the last byte of the receive buffer for the peer's marker.
+inline bool wait_marker(volatile const std::uint8_t* at, std::uint8_t expected, Loop& l, std::uint64_t progress)
+{
+    std::uint32_t empty = 0;
+    while (*at != expected) {
+        if (++empty == polls_per_check) [[unlikely]] {
+            empty = 0;
+            if ((l.reason = l.dog.check(progress)))
+                return false;
+        }
+    }
+    return true;
+}
+
+// The client's loop for one op. A sample is one round trip: from just
+// before message i goes out to just after its reply is seen (a read: its
+// completion). Storing the sample, reposting the receive and reaping sends
+// happen outside it, so the figure is the network's and the peer's, not
+// this loop's.
+template <Op op>
+[[gnu::always_inline]] inline void client_iterations(Loop& l)
+{
+    ibv_qp* const qp = l.res.qp();
+    ibv_cq* const send_cq = l.res.send_cq();
+    ibv_cq* const recv_cq = l.res.recv_cq();
+    const std::uint32_t last_byte = l.run.size ? l.run.size - 1 : 0;
+    volatile std::uint8_t* const mark_out = l.res.send_buf() + last_byte;
+    volatile const std::uint8_t* const mark_in = l.res.recv_buf() + last_byte;
+    ibv_send_wr* const signalled = &l.wrs.signalled;
+    ibv_send_wr* const silent = &l.wrs.silent;
+    ibv_recv_wr* const recv = &l.wrs.recv;
+    const bool tsc = l.tsc;
+    const std::uint64_t total = l.total, warmup = l.run.warmup;
+    std::uint64_t* cur = l.log.begin();
+    std::uint64_t* const end = l.log.end();
+    std::uint64_t deadline = std::numeric_limits<std::uint64_t>::max();
+    std::uint8_t marker = 0;
+    std::uint64_t i = 0, t1 = 0;
+    for (; i < total; ++i) {
+        if constexpr (op == Op::write) {
+            marker = next_marker(marker);
+            *mark_out = marker;
+        }
+        const std::uint64_t t0 = Clock::read(tsc);
+        post_send(qp, op == Op::read || i % signal_every == 0 ? signalled : silent);
+        bool ok;
+        if constexpr (op == Op::write)
+            ok = wait_marker(mark_in, marker, l, i);
+        else
+            ok = wait_cq(op == Op::read ? send_cq : recv_cq, op == Op::read ? "an RDMA read" : "a receive", l, i);
+        const std::uint64_t t_reply = Clock::read(tsc);
+        if (!ok) [[unlikely]]
+            break;
+        t1 = t_reply;
+        *cur++ = t1 - t0;
+        if (cur == end) [[unlikely]]
+            cur = l.log.drain(cur, l.histogram);
+        if constexpr (op == Op::send)
+            post_recv(qp, recv);
+        if constexpr (op != Op::read)
+            if (i % signal_every == 0)
+                reap_sends(send_cq);
+        if (i == warmup) [[unlikely]] {
+            l.start = t0;
+            if (l.duration_ticks)
+                deadline = t0 + l.duration_ticks;
+        }
+        if (t1 >= deadline) [[unlikely]] {
+            ++i;
+            break;
+        }
+    }
+    l.filled = cur;
+    l.done = i;
+    if (i > warmup)
+        l.last = t1;
+}
+
+// The server's loop: wait for message i and answer it at once; everything
+// else comes after the answer is on its way. It measures too: the time
+// between two answers is also one round trip (its first sample, from
+// nothing, is dropped with the warm-up).
+template <Op op>
+[[gnu::always_inline]] inline void server_iterations(Loop& l)
+{
+    ibv_qp* const qp = l.res.qp();
+    ibv_cq* const send_cq = l.res.send_cq();
+    ibv_cq* const recv_cq = l.res.recv_cq();
+    const std::uint32_t last_byte = l.run.size ? l.run.size - 1 : 0;
+    volatile std::uint8_t* const mark_out = l.res.send_buf() + last_byte;
+    volatile const std::uint8_t* const mark_in = l.res.recv_buf() + last_byte;
+    ibv_send_wr* const signalled = &l.wrs.signalled;
+    ibv_send_wr* const silent = &l.wrs.silent;
+    ibv_recv_wr* const recv = &l.wrs.recv;
+    const bool tsc = l.tsc;
+    const std::uint64_t total = l.total, warmup = l.run.warmup;
+    std::uint64_t* cur = l.log.begin();
+    std::uint64_t* const end = l.log.end();
+    std::uint8_t marker = 0;
+    std::uint64_t i = 0, last = 0;
+    for (; i < total; ++i) {
+        bool ok;
+        if constexpr (op == Op::write) {
+            marker = next_marker(marker);
+            ok = wait_marker(mark_in, marker, l, i);
+        } else {
+            ok = wait_cq(recv_cq, "a receive", l, i);
+        }
+        if (!ok) [[unlikely]]
+            break;
+        if constexpr (op == Op::write)
+            *mark_out = marker;
+        post_send(qp, i % signal_every == 0 ? signalled : silent);
+        const std::uint64_t t = Clock::read(tsc);
+        if constexpr (op == Op::send)
+            post_recv(qp, recv);
+        *cur++ = t - last;
+        if (cur == end) [[unlikely]]
+            cur = l.log.drain(cur, l.histogram);
+        if (i % signal_every == 0)
+            reap_sends(send_cq);
+        if (i == warmup) [[unlikely]]
+            l.start = t;
+        last = t;
+    }
+    l.filled = cur;
+    l.done = i;
+    l.last = last;
 }
 
 // The server of a read test has nothing to do but wait for the client.
@@ -149,13 +272,38 @@ LatencyResult serve_read(const LatencyRun& run)
 
 }  // namespace
 
+// The hot loops, one function a role, outside the anonymous namespace so a
+// profiler can be pointed at them by name (bench/cost toggles callgrind on
+// the function that calls the provider's post_send most).
+namespace hot {
+
+[[gnu::noinline]] void client_loop(Loop& l)
+{
+    switch (l.run.op) {
+    case Op::send: return client_iterations<Op::send>(l);
+    case Op::write: return client_iterations<Op::write>(l);
+    case Op::read: return client_iterations<Op::read>(l);
+    }
+}
+
+[[gnu::noinline]] void server_loop(Loop& l)
+{
+    switch (l.run.op) {
+    case Op::send: return server_iterations<Op::send>(l);
+    case Op::write: return server_iterations<Op::write>(l);
+    case Op::read: return;  // serve_read
+    }
+}
+
+}  // namespace hot
+
 void prepost_receives(verbs::TestResources& res, std::uint32_t size)
 {
     LatencyRun run;
     run.size = size;
-    Poster poster(res, run);
+    Requests wrs(res, run);
     for (int i = 0; i < 64; ++i)
-        poster.repost_receive();
+        post_recv(res.qp(), &wrs.recv);
 }
 
 LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun& run, const Clock& clock)
@@ -163,87 +311,45 @@ LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun
     if (run.op == Op::read && role == Role::server)
         return serve_read(run);
 
-    LatencyResult r;
-    Poster poster(res, run);
-    Arrival arrival(res, run);
-    Watchdog dog(clock, run.silence_limit, run.oob_fd);
-    const char* reason = nullptr;
     const bool client = role == Role::client;
-    const bool ping_pong = run.op != Op::read;
-    const std::uint64_t total = run.warmup + run.iterations;
     const double ns_per_tick = 1.0 / clock.info().ticks_per_ns;
     // One-way latency is half the round trip for ping-pong ops.
-    const double scale = ns_per_tick * (ping_pong ? 0.5 : 1.0);
+    const double scale = ns_per_tick * (run.op != Op::read ? 0.5 : 1.0);
+    const std::uint64_t total = run.duration ? std::numeric_limits<std::uint64_t>::max() : run.warmup + run.iterations;
     std::uint64_t duration_ticks = 0;
     if (run.duration)
-        duration_ticks = static_cast<std::uint64_t>(static_cast<double>(run.duration->count()) / ns_per_tick);
+        duration_ticks = std::max<std::uint64_t>(
+            1, static_cast<std::uint64_t>(static_cast<double>(run.duration->count()) / ns_per_tick));
+    // The server's first sample (from the start, not from an answer) is
+    // always dropped.
+    const std::uint64_t skip = client ? run.warmup : std::max<std::uint64_t>(run.warmup, 1);
 
-    std::uint64_t measure_start = 0, last = 0;
-    for (std::uint64_t i = 0;; ++i) {
-        const bool measuring = i >= run.warmup;
-        if (!run.duration && i >= total)
-            break;
-        if (client) {
-            // A sample is one round trip: from just before message i goes
-            // out to just after its reply is seen. The bookkeeping (recording,
-            // reposting the receive, reaping sends) happens outside it, so
-            // the figure is the network's and the peer's, not this loop's.
-            if (run.op == Op::write)
-                res.send_buf()[run.size - 1] = Arrival::marker_for(i);
-            const std::uint64_t t0 = clock.now();
-            poster.post();
-            const bool ok = ping_pong ? arrival.wait(i, dog, r.exchanged, reason)
-                                      : waiting_for_read(res, dog, r.exchanged, reason);
-            const std::uint64_t t1 = clock.now();
-            if (!ok)
-                break;
-            if (measuring) {
-                r.histogram.record(static_cast<std::uint64_t>(static_cast<double>(t1 - t0) * scale + 0.5));
-                ++r.measured;
-                if (i == run.warmup)
-                    measure_start = t0;
-                last = t1;
-            }
-            if (run.op == Op::send)
-                poster.repost_receive();
-        } else {
-            // Server: wait for message i and answer it at once; everything
-            // else comes after the answer is on its way. It measures too:
-            // the time between two answers is also one round trip.
-            if (!arrival.wait(i, dog, r.exchanged, reason))
-                break;
-            if (run.op == Op::write)
-                res.send_buf()[run.size - 1] = Arrival::marker_for(i);
-            poster.post();
-            const std::uint64_t t = clock.now();
-            if (run.op == Op::send)
-                poster.repost_receive();
-            if (measuring && last != 0) {
-                r.histogram.record(static_cast<std::uint64_t>(static_cast<double>(t - last) * scale + 0.5));
-                ++r.measured;
-            }
-            if (i == run.warmup)
-                measure_start = t;
-            last = t;
-        }
-        ++r.exchanged;
-        if (poster.posted % signal_every == 1 && run.op != Op::read)
-            poster.reap_sends();
-        if (client && run.duration && measuring && last - measure_start >= duration_ticks)
-            break;
-    }
-    if (reason) {
+    LatencyResult r;
+    Requests wrs(res, run);
+    SampleLog log(run.duration ? log_limit_duration : SampleLog::capacity_for(total, log_limit), skip, scale);
+    Watchdog dog(clock, run.silence_limit, run.oob_fd);
+    Loop l{res, run, clock.uses_tsc(), dog, wrs, log, r.histogram, total, duration_ticks};
+    if (client)
+        hot::client_loop(l);
+    else
+        hot::server_loop(l);
+
+    log.drain(l.filled, r.histogram);
+    r.exchanged = l.done;
+    r.measured = r.histogram.count();
+    if (l.reason) {
         // A server in duration mode stops when the client says it is done:
         // that is the normal end, not an abort.
-        const bool normal_end = !client && run.duration && std::string_view(reason).find("finished") != std::string_view::npos;
+        const bool normal_end =
+            !client && run.duration && std::string_view(l.reason).find("finished") != std::string_view::npos;
         r.aborted = !normal_end;
         if (r.aborted)
-            r.abort_reason = reason;
+            r.abort_reason = l.reason;
     }
-    if (measure_start && last > measure_start) {
-        r.measured_seconds = static_cast<double>(last - measure_start) * ns_per_tick / 1e9;
-        r.start_tick = measure_start;
-        r.end_tick = last;
+    if (l.start && l.last > l.start) {
+        r.measured_seconds = static_cast<double>(l.last - l.start) * ns_per_tick / 1e9;
+        r.start_tick = l.start;
+        r.end_tick = l.last;
     }
     return r;
 }

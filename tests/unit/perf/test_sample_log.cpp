@@ -1,0 +1,70 @@
+// The sample log: what a hot loop pushes is what the histogram gets, scaled
+// and rounded, minus the warm-up, however often the buffer fills.
+#include <cstdint>
+#include <doctest/doctest.h>
+#include <vector>
+
+#include "src/perf/sample_log.hpp"
+
+using namespace qps::perf;
+
+namespace {
+
+// Pushes `ticks` the way the ping-pong loops do: store, and drain when full.
+void push_all(SampleLog& log, const std::vector<std::uint64_t>& ticks, LatencyHistogram& h)
+{
+    std::uint64_t* cur = log.begin();
+    for (const std::uint64_t t : ticks) {
+        *cur++ = t;
+        if (cur == log.end())
+            cur = log.drain(cur, h);
+    }
+    log.drain(cur, h);
+}
+
+}  // namespace
+
+TEST_CASE("sample log: warm-up dropped, ticks scaled and rounded, buffer refilled when full")
+{
+    std::vector<std::uint64_t> ticks;
+    for (std::uint64_t i = 0; i < 1000; ++i)
+        ticks.push_back(1000 + i * 3);  // 1000, 1003, ... 3997
+
+    for (const std::size_t capacity : {std::size_t{1}, std::size_t{7}, std::size_t{100}, std::size_t{1000},
+                                       std::size_t{5000}}) {
+        CAPTURE(capacity);
+        LatencyHistogram h;
+        SampleLog log(capacity, 100, 0.5);  // a round trip in ns ticks, reported one-way
+        push_all(log, ticks, h);
+        // 900 samples: ticks 1300 .. 3997, halved and rounded (3997 / 2 = 1998.5 -> 1999).
+        CHECK(h.count() == 900);
+        CHECK(h.min() == 650);
+        CHECK(h.max() == 1999);
+        // Below 2048 ns every value has its own bucket: the median is exact.
+        // Samples 100..999 halved: the 450th smallest is (1000 + 549 * 3) / 2 = 1323.5 -> 1324.
+        CHECK(h.quantile(0.5) == 1324);
+    }
+}
+
+TEST_CASE("sample log: a skip longer than the run leaves nothing; an empty drain records nothing")
+{
+    LatencyHistogram h;
+    SampleLog log(4, 10, 1.0);
+    push_all(log, {5, 6, 7, 8, 9, 10}, h);
+    CHECK(h.count() == 0);
+    push_all(log, {5, 6, 7, 8, 9, 10}, h);  // 12 pushed in all: the last two count
+    CHECK(h.count() == 2);
+    CHECK(h.min() == 9);
+    CHECK(h.max() == 10);
+    log.drain(log.begin(), h);
+    CHECK(h.count() == 2);
+}
+
+TEST_CASE("sample log: capacity is every sample when it fits, else the limit")
+{
+    CHECK(SampleLog::capacity_for(1100, 1 << 20) == 1100);
+    CHECK(SampleLog::capacity_for(std::uint64_t{1} << 40, 1 << 20) == std::size_t{1} << 20);
+    CHECK(SampleLog::capacity_for(0, 16) == 0);  // the log keeps room for one anyway
+    SampleLog zero(0, 0, 1.0);
+    CHECK(zero.end() - zero.begin() == 1);
+}

@@ -94,8 +94,15 @@ def loop_pattern(path, tool):
     if not best:
         return ""
     fn = best.most_common(1)[0][0]
-    # C++ names carry their parameters: match the name up to them.
-    return fn.split("(")[0] + "*" if "(" in fn else fn
+    # C++ names carry their parameters: match the name up to them. A "("
+    # before the parameters (an anonymous namespace) becomes "?", so the
+    # pattern names the function, not every function of its namespace
+    # (nested matches would toggle collection off again).
+    name = fn.replace("(anonymous namespace)", "?anonymous namespace?")
+    pattern = name.split("(")[0] + "*" if "(" in name else name
+    if pattern.endswith("::*"):
+        raise SystemExit(f"cost_reduce: no callgrind pattern for the loop function {fn!r}")
+    return pattern
 
 
 def reduce(out, n1, n2):

@@ -29,20 +29,20 @@ constexpr std::size_t log_limit_duration = std::size_t{1} << 16;
                                      decode::wc_status_meaning(wc.status)));
 }
 
-inline void check_wc(const ibv_wc& wc, const char* what)
+[[gnu::always_inline]] inline void check_wc(const ibv_wc& wc, const char* what)
 {
     if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
         wc_failed(wc, what);
 }
 
-inline void post_send(ibv_qp* qp, ibv_send_wr* wr)
+[[gnu::always_inline]] inline void post_send(ibv_qp* qp, ibv_send_wr* wr)
 {
     ibv_send_wr* bad = nullptr;
     if (int rc = ibv_post_send(qp, wr, &bad); rc != 0) [[unlikely]]
         throw SystemError("ibv_post_send", rc);
 }
 
-inline void post_recv(ibv_qp* qp, ibv_recv_wr* wr)
+[[gnu::always_inline]] inline void post_recv(ibv_qp* qp, ibv_recv_wr* wr)
 {
     ibv_recv_wr* bad = nullptr;
     if (int rc = ibv_post_recv(qp, wr, &bad); rc != 0) [[unlikely]]
@@ -109,7 +109,7 @@ struct Loop {
 };
 
 // Busy-polls `cq` for one completion; false when the watchdog says stop.
-inline bool wait_cq(ibv_cq* cq, const char* what, Loop& l, std::uint64_t progress)
+[[gnu::always_inline]] inline bool wait_cq(ibv_cq* cq, const char* what, Loop& l, std::uint64_t progress)
 {
     ibv_wc wc;
     std::uint32_t empty = 0;
@@ -130,7 +130,7 @@ inline bool wait_cq(ibv_cq* cq, const char* what, Loop& l, std::uint64_t progres
 }
 
 // Busy-polls the last byte of the receive buffer for the peer's marker.
-inline bool wait_marker(volatile const std::uint8_t* at, std::uint8_t expected, Loop& l, std::uint64_t progress)
+[[gnu::always_inline]] inline bool wait_marker(volatile const std::uint8_t* at, std::uint8_t expected, Loop& l, std::uint64_t progress)
 {
     std::uint32_t empty = 0;
     while (*at != expected) {
@@ -183,9 +183,9 @@ template <Op op>
         if (!ok) [[unlikely]]
             break;
         t1 = t_reply;
-        *cur++ = t1 - t0;
-        if (cur == end) [[unlikely]]
+        if (cur == end) [[unlikely]]  // only when the run is longer than the log
             cur = l.log.drain(cur, l.histogram);
+        *cur++ = t1 - t0;
         if constexpr (op == Op::send)
             post_recv(qp, recv);
         if constexpr (op != Op::read)
@@ -245,9 +245,9 @@ template <Op op>
         const std::uint64_t t = Clock::read(tsc);
         if constexpr (op == Op::send)
             post_recv(qp, recv);
-        *cur++ = t - last;
         if (cur == end) [[unlikely]]
             cur = l.log.drain(cur, l.histogram);
+        *cur++ = t - last;
         if (i % signal_every == 0)
             reap_sends(send_cq);
         if (i == warmup) [[unlikely]]

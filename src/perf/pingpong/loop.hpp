@@ -1,8 +1,10 @@
 // The latency ping-pong loops: one side's part of a send, RDMA write or RDMA
 // read ping-pong on connected TestResources. Busy-polling, sparse signalling,
-// no allocation, logging or virtual calls per message; a watchdog (checked
-// every few thousand empty polls, never per message) ends a run whose peer
-// went silent, keeping what was measured.
+// work requests built once, no allocation, logging or virtual calls per
+// message: a sample is one store into a preallocated SampleLog, binned into
+// the histogram after the loop. A watchdog (checked every few thousand
+// empty polls, never per message) ends a run whose peer went silent,
+// keeping what was measured.
 #pragma once
 
 #include <chrono>

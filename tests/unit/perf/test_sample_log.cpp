@@ -10,16 +10,22 @@ using namespace qps::perf;
 
 namespace {
 
-// Pushes `ticks` the way the ping-pong loops do: store, and drain when full.
-void push_all(SampleLog& log, const std::vector<std::uint64_t>& ticks, LatencyHistogram& h)
+// Pushes `ticks` the way the ping-pong loops do: drain when full, store;
+// the last drain is the caller's, after the loop. Returns the drains
+// made inside the loop.
+int push_all(SampleLog& log, const std::vector<std::uint64_t>& ticks, LatencyHistogram& h)
 {
+    int in_loop = 0;
     std::uint64_t* cur = log.begin();
     for (const std::uint64_t t : ticks) {
-        *cur++ = t;
-        if (cur == log.end())
+        if (cur == log.end()) {
             cur = log.drain(cur, h);
+            ++in_loop;
+        }
+        *cur++ = t;
     }
     log.drain(cur, h);
+    return in_loop;
 }
 
 }  // namespace
@@ -35,7 +41,8 @@ TEST_CASE("sample log: warm-up dropped, ticks scaled and rounded, buffer refille
         CAPTURE(capacity);
         LatencyHistogram h;
         SampleLog log(capacity, 100, 0.5);  // a round trip in ns ticks, reported one-way
-        push_all(log, ticks, h);
+        // A log that holds the whole run is never drained inside the loop.
+        CHECK(push_all(log, ticks, h) == static_cast<int>((ticks.size() - 1) / capacity));
         // 900 samples: ticks 1300 .. 3997, halved and rounded (3997 / 2 = 1998.5 -> 1999).
         CHECK(h.count() == 900);
         CHECK(h.min() == 650);

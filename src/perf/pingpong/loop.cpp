@@ -108,6 +108,32 @@ struct Loop {
     const char* reason = nullptr;  // why the watchdog stopped it
 };
 
+// What a loop reads every message, copied out of Loop once: a local the
+// compiler keeps in registers or its own stack frame, instead of reloading
+// it through Loop after every call into the provider.
+struct Hot {
+    ibv_qp* qp;
+    ibv_cq* send_cq;
+    ibv_cq* recv_cq;
+    volatile std::uint8_t* mark_out;       // write: the last byte of our message
+    volatile const std::uint8_t* mark_in;  // write: where the peer's marker lands
+    ibv_send_wr* signalled;
+    ibv_send_wr* silent;
+    ibv_recv_wr* recv;
+    bool tsc;
+    std::uint64_t total, warmup;
+    std::uint64_t* end;  // of the sample log
+
+    explicit Hot(Loop& l)
+        : qp(l.res.qp()), send_cq(l.res.send_cq()), recv_cq(l.res.recv_cq()),
+          mark_out(l.res.send_buf() + last_byte(l.run)), mark_in(l.res.recv_buf() + last_byte(l.run)),
+          signalled(&l.wrs.signalled), silent(&l.wrs.silent), recv(&l.wrs.recv), tsc(l.tsc), total(l.total),
+          warmup(l.run.warmup), end(l.log.end())
+    {
+    }
+    static std::uint32_t last_byte(const LatencyRun& run) { return run.size ? run.size - 1 : 0; }
+};
+
 // Busy-polls `cq` for one completion; false when the watchdog says stop.
 [[gnu::always_inline]] inline bool wait_cq(ibv_cq* cq, const char* what, Loop& l, std::uint64_t progress)
 {
@@ -151,47 +177,36 @@ struct Loop {
 template <Op op>
 [[gnu::always_inline]] inline void client_iterations(Loop& l)
 {
-    ibv_qp* const qp = l.res.qp();
-    ibv_cq* const send_cq = l.res.send_cq();
-    ibv_cq* const recv_cq = l.res.recv_cq();
-    const std::uint32_t last_byte = l.run.size ? l.run.size - 1 : 0;
-    volatile std::uint8_t* const mark_out = l.res.send_buf() + last_byte;
-    volatile const std::uint8_t* const mark_in = l.res.recv_buf() + last_byte;
-    ibv_send_wr* const signalled = &l.wrs.signalled;
-    ibv_send_wr* const silent = &l.wrs.silent;
-    ibv_recv_wr* const recv = &l.wrs.recv;
-    const bool tsc = l.tsc;
-    const std::uint64_t total = l.total, warmup = l.run.warmup;
+    const Hot h(l);
     std::uint64_t* cur = l.log.begin();
-    std::uint64_t* const end = l.log.end();
     std::uint64_t deadline = std::numeric_limits<std::uint64_t>::max();
     std::uint8_t marker = 0;
     std::uint64_t i = 0, t1 = 0;
-    for (; i < total; ++i) {
+    for (; i < h.total; ++i) {
         if constexpr (op == Op::write) {
             marker = next_marker(marker);
-            *mark_out = marker;
+            *h.mark_out = marker;
         }
-        const std::uint64_t t0 = Clock::read(tsc);
-        post_send(qp, op == Op::read || i % signal_every == 0 ? signalled : silent);
+        const std::uint64_t t0 = Clock::read(h.tsc);
+        post_send(h.qp, op == Op::read || i % signal_every == 0 ? h.signalled : h.silent);
         bool ok;
         if constexpr (op == Op::write)
-            ok = wait_marker(mark_in, marker, l, i);
+            ok = wait_marker(h.mark_in, marker, l, i);
         else
-            ok = wait_cq(op == Op::read ? send_cq : recv_cq, op == Op::read ? "an RDMA read" : "a receive", l, i);
-        const std::uint64_t t_reply = Clock::read(tsc);
+            ok = wait_cq(op == Op::read ? h.send_cq : h.recv_cq, op == Op::read ? "an RDMA read" : "a receive", l, i);
+        const std::uint64_t t_reply = Clock::read(h.tsc);
         if (!ok) [[unlikely]]
             break;
         t1 = t_reply;
-        if (cur == end) [[unlikely]]  // only when the run is longer than the log
+        if (cur == h.end) [[unlikely]]  // only when the run is longer than the log
             cur = l.log.drain(cur, l.histogram);
         *cur++ = t1 - t0;
         if constexpr (op == Op::send)
-            post_recv(qp, recv);
+            post_recv(h.qp, h.recv);
         if constexpr (op != Op::read)
             if (i % signal_every == 0)
-                reap_sends(send_cq);
-        if (i == warmup) [[unlikely]] {
+                reap_sends(h.send_cq);
+        if (i == h.warmup) [[unlikely]] {
             l.start = t0;
             if (l.duration_ticks)
                 deadline = t0 + l.duration_ticks;
@@ -203,7 +218,7 @@ template <Op op>
     }
     l.filled = cur;
     l.done = i;
-    if (i > warmup)
+    if (i > h.warmup)
         l.last = t1;
 }
 
@@ -214,43 +229,32 @@ template <Op op>
 template <Op op>
 [[gnu::always_inline]] inline void server_iterations(Loop& l)
 {
-    ibv_qp* const qp = l.res.qp();
-    ibv_cq* const send_cq = l.res.send_cq();
-    ibv_cq* const recv_cq = l.res.recv_cq();
-    const std::uint32_t last_byte = l.run.size ? l.run.size - 1 : 0;
-    volatile std::uint8_t* const mark_out = l.res.send_buf() + last_byte;
-    volatile const std::uint8_t* const mark_in = l.res.recv_buf() + last_byte;
-    ibv_send_wr* const signalled = &l.wrs.signalled;
-    ibv_send_wr* const silent = &l.wrs.silent;
-    ibv_recv_wr* const recv = &l.wrs.recv;
-    const bool tsc = l.tsc;
-    const std::uint64_t total = l.total, warmup = l.run.warmup;
+    const Hot h(l);
     std::uint64_t* cur = l.log.begin();
-    std::uint64_t* const end = l.log.end();
     std::uint8_t marker = 0;
     std::uint64_t i = 0, last = 0;
-    for (; i < total; ++i) {
+    for (; i < h.total; ++i) {
         bool ok;
         if constexpr (op == Op::write) {
             marker = next_marker(marker);
-            ok = wait_marker(mark_in, marker, l, i);
+            ok = wait_marker(h.mark_in, marker, l, i);
         } else {
-            ok = wait_cq(recv_cq, "a receive", l, i);
+            ok = wait_cq(h.recv_cq, "a receive", l, i);
         }
         if (!ok) [[unlikely]]
             break;
         if constexpr (op == Op::write)
-            *mark_out = marker;
-        post_send(qp, i % signal_every == 0 ? signalled : silent);
-        const std::uint64_t t = Clock::read(tsc);
+            *h.mark_out = marker;
+        post_send(h.qp, i % signal_every == 0 ? h.signalled : h.silent);
+        const std::uint64_t t = Clock::read(h.tsc);
         if constexpr (op == Op::send)
-            post_recv(qp, recv);
-        if (cur == end) [[unlikely]]
+            post_recv(h.qp, h.recv);
+        if (cur == h.end) [[unlikely]]
             cur = l.log.drain(cur, l.histogram);
         *cur++ = t - last;
         if (i % signal_every == 0)
-            reap_sends(send_cq);
-        if (i == warmup) [[unlikely]]
+            reap_sends(h.send_cq);
+        if (i == h.warmup) [[unlikely]]
             l.start = t;
         last = t;
     }

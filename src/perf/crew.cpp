@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <optional>
+#include <system_error>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <thread>
@@ -42,18 +43,32 @@ void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
     std::vector<std::thread> threads;
     threads.reserve(n);
     const std::uint64_t one = 1;
-    for (std::uint32_t i = 0; i < n; ++i)
-        threads.emplace_back([&, i] {
-            try {
-                pin_cpu(cpus[i] >= 0 ? std::optional<int>(cpus[i]) : std::nullopt);
-                work(i, end);
-            } catch (...) {
-                errors[i] = std::current_exception();
-                end.raise();
-            }
-            while (::write(finished, &one, sizeof one) < 0 && errno == EINTR) {
-            }
-        });
+    // Ends the workers started so far and waits for them (a thread that
+    // could not be started, or a coordinator that cannot watch): never
+    // leaves a joinable thread behind, which would terminate the process.
+    auto stop_all = [&] {
+        end.raise();
+        for (auto& t : threads)
+            t.join();
+        ::close(finished);
+    };
+    try {
+        for (std::uint32_t i = 0; i < n; ++i)
+            threads.emplace_back([&, i] {
+                try {
+                    pin_cpu(cpus[i] >= 0 ? std::optional<int>(cpus[i]) : std::nullopt);
+                    work(i, end);
+                } catch (...) {
+                    errors[i] = std::current_exception();
+                    end.raise();
+                }
+                while (::write(finished, &one, sizeof one) < 0 && errno == EINTR) {
+                }
+            });
+    } catch (const std::system_error& e) {
+        stop_all();
+        throw SystemError("starting a worker thread", e.code().value());
+    }
 
     std::uint64_t done = 0;
     bool peer_signalled = false;
@@ -61,9 +76,9 @@ void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
     while (done < n) {
         pollfd p[2]{{finished, POLLIN, 0}, {peer_signalled ? -1 : oob_fd, POLLIN | POLLRDHUP, 0}};
         if (::poll(p, 2, every_second ? 200 : -1) < 0) {
-            if (errno != EINTR)
-                end.raise();  // cannot watch the socket: end the run rather than hang
-            continue;
+            if (errno == EINTR)
+                continue;
+            break;  // cannot watch the socket: end the run rather than hang
         }
         if (p[0].revents & POLLIN) {
             std::uint64_t k = 0;
@@ -79,9 +94,7 @@ void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
             every_second();
         }
     }
-    for (auto& t : threads)
-        t.join();
-    ::close(finished);
+    stop_all();  // every worker has ended unless poll failed; then they are told to
     for (const auto& e : errors)
         if (e)
             std::rethrow_exception(e);

@@ -330,7 +330,8 @@ void Channel::read_exact(char* data, std::size_t size, Clock::time_point deadlin
     while (got < size) {
         if (!wait_for(fd_, POLLIN, deadline, doing)) {
             if (at_start && got == 0)
-                throw TimeoutError(fmt::format("exchange with {}: nothing received within {} ms while waiting for {}",
+                throw TimeoutError(fmt::format("exchange with {}: nothing received within {} ms while waiting for {}: "
+                                               "the peer stopped answering, the connection still open",
                                                peer_, timeout.count(), expecting));
             broken_ = true;
             throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms in the middle of {} ({} of {} {} "
@@ -365,21 +366,27 @@ Json Channel::receive(milliseconds timeout, std::string_view expecting)
     if (broken_)
         throw OperationError(fmt::format("exchange with {}: connection unusable after an earlier error", peer_));
     const auto deadline = Clock::now() + timeout;
-    std::array<std::uint8_t, frame_header_bytes> header{};
-    read_exact(reinterpret_cast<char*>(header.data()), header.size(), deadline, timeout, expecting, "header");
-    std::uint32_t len = 0;
-    try {
-        len = decode_frame_header(header);
-    } catch (const OperationError& e) {
-        broken_ = true;  // no way to find the next frame
-        throw OperationError(fmt::format("exchange with {}: {}", peer_, e.what()));
-    }
-    std::string body(len, '\0');
-    read_exact(body.data(), len, deadline, timeout, expecting, "body");
-    try {
-        return decode_frame_body(body);
-    } catch (const OperationError& e) {
-        throw OperationError(fmt::format("exchange with {}: {}", peer_, e.what()));
+    for (;;) {
+        std::array<std::uint8_t, frame_header_bytes> header{};
+        read_exact(reinterpret_cast<char*>(header.data()), header.size(), deadline, timeout, expecting, "header");
+        std::uint32_t len = 0;
+        try {
+            len = decode_frame_header(header);
+        } catch (const OperationError& e) {
+            broken_ = true;  // no way to find the next frame
+            throw OperationError(fmt::format("exchange with {}: {}", peer_, e.what()));
+        }
+        std::string body(len, '\0');
+        read_exact(body.data(), len, deadline, timeout, expecting, "body");
+        Json message;
+        try {
+            message = decode_frame_body(body);
+        } catch (const OperationError& e) {
+            throw OperationError(fmt::format("exchange with {}: {}", peer_, e.what()));
+        }
+        // A heartbeat of a run that just ended on the peer's side carries nothing.
+        if (message_type(message) != "alive")
+            return message;
     }
 }
 

@@ -237,6 +237,8 @@ Json parse_params(const Json& message)
 
 Json ready_message() { return Json{{"type", "ready"}}; }
 
+Json alive_message() { return Json{{"type", "alive"}}; }
+
 void parse_ready(const Json& message)
 {
     const Reader r(message, "ready");

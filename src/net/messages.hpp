@@ -11,6 +11,7 @@
 //    "gid":"fe80:0000:0000:0000:5054:00ff:fe12:3456","gid_index":1,
 //    "rkey":4660,"addr":140737488355328,"size":4096,"mtu":1024,"max_dest_rd_atomic":16}
 //   {"type":"ready"}
+//   {"type":"alive"}                                              a heartbeat during a run (heartbeat.hpp)
 //   {"type":"results","results":{...}}                            any object
 //   {"type":"error","message":"..."}                              the peer gives up
 #pragma once
@@ -27,7 +28,8 @@ namespace qps::net {
 
 // Bumped whenever a message changes; the frame format, the hello's "type",
 // "tool" and "version" members and the error message never change.
-inline constexpr std::uint32_t oob_version = 3;  // 2: the endpoint carries max_dest_rd_atomic; 3: params carry threads
+// 2: the endpoint carries max_dest_rd_atomic; 3: params carry threads; 4: heartbeats during a run
+inline constexpr std::uint32_t oob_version = 4;
 inline constexpr std::string_view oob_tool = "qpscope";
 inline constexpr std::array<std::string_view, 2> oob_tests{"ping-pong", "bw"};
 inline constexpr std::array<std::string_view, 2> oob_roles{"client", "server"};
@@ -78,6 +80,9 @@ Json parse_params(const Json& message);
 
 Json ready_message();
 void parse_ready(const Json& message);
+
+// A heartbeat: sent during a run only, skipped by every receive (src/net/heartbeat.hpp).
+Json alive_message();
 
 // A side's results: any object, defined by the caller.
 Json results_message(const Json& results);

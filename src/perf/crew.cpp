@@ -1,5 +1,6 @@
 #include "src/perf/crew.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <exception>
@@ -30,9 +31,9 @@ void CrewEnd::raise() const
     }
 }
 
-void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
-                      const std::function<void(std::uint32_t, const CrewEnd&)>& work,
-                      const std::function<void()>& every_second)
+std::string run_crew_threads(const std::vector<int>& cpus, net::PeerWatch& peer,
+                             const std::function<void(std::uint32_t, const CrewEnd&)>& work,
+                             const std::function<void()>& every_second)
 {
     const auto n = static_cast<std::uint32_t>(cpus.size());
     const CrewEnd end;
@@ -72,10 +73,15 @@ void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
 
     std::uint64_t done = 0;
     bool peer_signalled = false;
+    std::string lost;
+    // Waits no longer than the heartbeat interval: the peer's heartbeats
+    // wake it anyway, its silence must not let it sleep.
+    const int wait_ms = static_cast<int>(every_second ? std::min<std::int64_t>(200, peer.interval().count())
+                                                      : peer.interval().count());
     auto next = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (done < n) {
-        pollfd p[2]{{finished, POLLIN, 0}, {peer_signalled ? -1 : oob_fd, POLLIN | POLLRDHUP, 0}};
-        if (::poll(p, 2, every_second ? 200 : -1) < 0) {
+        pollfd p[2]{{finished, POLLIN, 0}, {peer_signalled ? -1 : peer.fd(), POLLIN | POLLRDHUP, 0}};
+        if (::poll(p, 2, wait_ms) < 0) {
             if (errno == EINTR)
                 continue;
             break;  // cannot watch the socket: end the run rather than hang
@@ -85,9 +91,20 @@ void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
             if (::read(finished, &k, sizeof k) == sizeof k)
                 done += k;
         }
-        if (!peer_signalled && p[1].revents) {
-            peer_signalled = true;
-            end.raise();
+        if (peer_signalled) {
+            peer.keep_alive();  // this side may still run (bidirectional bw)
+        } else {
+            switch (peer.look()) {
+            case net::PeerWatch::Peer::running:
+                break;
+            case net::PeerWatch::Peer::silent:
+                lost = peer.silence_reason();
+                [[fallthrough]];
+            case net::PeerWatch::Peer::done:
+                peer_signalled = true;
+                end.raise();
+                break;
+            }
         }
         if (every_second && std::chrono::steady_clock::now() >= next) {
             next += std::chrono::seconds(1);
@@ -98,6 +115,7 @@ void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
     for (const auto& e : errors)
         if (e)
             std::rethrow_exception(e);
+    return lost;
 }
 
 }  // namespace qps::perf

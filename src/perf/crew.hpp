@@ -1,15 +1,20 @@
-// --threads N (bw and ping-pong): N worker threads of one side, each pinned
-// to its CPU, and the calling thread as their coordinator. The coordinator
-// watches the out-of-band socket; when it becomes readable (the peer is
-// done, or gone) it raises the crew's end signal, an eventfd that stays
-// readable, which the workers' loops watch in place of the socket. A
-// worker may raise it too (to end its siblings). Exceptions thrown by a
-// worker are rethrown here after every worker has ended.
+// The threads of one side's run: N worker threads (--threads N; one
+// without it), each pinned to its CPU, and the calling thread as their
+// coordinator. The coordinator watches the peer through the out-of-band
+// socket (net::PeerWatch: it sends this side's heartbeats and takes the
+// peer's). When the peer is done, gone or silent it raises the crew's end
+// signal, an eventfd that stays readable, which the workers' loops watch
+// in place of the socket. A worker may raise it too (to end its
+// siblings). Exceptions thrown by a worker are rethrown here after every
+// worker has ended.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "src/net/heartbeat.hpp"
 
 namespace qps::perf {
 
@@ -30,9 +35,11 @@ private:
 // Runs work(i, end) on one thread per entry of `cpus` (-1: not pinned),
 // and returns when all have ended. `every_second` (may be empty) is called
 // on the calling thread about once a second meanwhile. A worker whose pin
-// fails or that throws raises the end signal.
-void run_crew_threads(const std::vector<int>& cpus, int oob_fd,
-                      const std::function<void(std::uint32_t, const CrewEnd&)>& work,
-                      const std::function<void()>& every_second = {});
+// fails or that throws raises the end signal. Returns "" or, when the
+// peer stopped answering (no heartbeat within the silence limit), why:
+// the workers were ended then, and the run is to be reported as cut short.
+std::string run_crew_threads(const std::vector<int>& cpus, net::PeerWatch& peer,
+                             const std::function<void(std::uint32_t, const CrewEnd&)>& work,
+                             const std::function<void()>& every_second = {});
 
 }  // namespace qps::perf

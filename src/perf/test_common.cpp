@@ -231,6 +231,16 @@ net::Exchange open_exchange(const TestOptions& o, std::string_view test, const n
     return ex;
 }
 
+std::string barrier_failure(net::Exchange& ex)
+{
+    try {
+        ex.ready();
+        return {};
+    } catch (const TimeoutError& e) {
+        return e.what();
+    }
+}
+
 void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
 {
     health::PreflightSpec spec;

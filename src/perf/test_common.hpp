@@ -101,6 +101,11 @@ std::vector<int> worker_cpus(const TestOptions& o);
 // test parameters: `theirs` gets the peer's. The server must adopt them.
 net::Exchange open_exchange(const TestOptions& o, std::string_view test, const net::Json& mine, net::Json& theirs);
 
+// The barrier before a size's run (net::Exchange::ready): "" once both
+// sides are ready, or why the peer did not get there in time (a
+// TimeoutError's text), so the sizes measured before stay the report.
+std::string barrier_failure(net::Exchange& ex);
+
 // The resources of one QP for a test whose largest message is `largest`.
 verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest);
 // UsageError when a UD message would not fit the path MTU.

@@ -19,7 +19,7 @@ def j(obj) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode()
 
 
-hello = {"type": "hello", "version": 3, "tool": "qpscope", "test": "ping-pong", "role": "client"}
+hello = {"type": "hello", "version": 4, "tool": "qpscope", "test": "ping-pong", "role": "client"}
 endpoint = {"type": "endpoint", "qpn": 291, "psn": 1193046, "lid": 0,
             "gid": "fe80:0000:0000:0000:5054:00ff:fe12:3456", "gid_index": 1,
             "rkey": 4660, "addr": 140737488355328, "size": 4096, "mtu": 1024,
@@ -38,11 +38,12 @@ valid = {
     "params": params,
     "params-empty": {"type": "params", "params": {}},
     "ready": {"type": "ready"},
+    "alive": {"type": "alive"},
     "results": results,
     "error": error,
 }
 hostile_bodies = {
-    "hello-next-version": dict(hello, version=3, window=8),
+    "hello-next-version": dict(hello, version=5, window=8),
     "hello-perftest": dict(hello, tool="perftest"),
     "hello-unknown-member": dict(hello, colour="blue"),
     "endpoint-psn-24bit": dict(endpoint, psn=2**24),

@@ -210,15 +210,19 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
         run.client = client;
         run.window = std::chrono::nanoseconds(static_cast<std::int64_t>(o.window_ms * 1e6));
         run.silence_limit = o.timeout;
-        run.oob_fd = ex.channel().fd();
         if (client)
             run.on_sent = [&ex] { ex.announce_ready(); };
         if (progress)
             run.progress = [&progress, size](double s, double rate) { progress(size, s, rate); };
 
         prepare_buffers(qps, o.op, roles, size);
-        ex.ready();
-        CrewResult crew = run_crew(plans, run, clock);
+        if (const auto why = barrier_failure(ex); !why.empty()) {
+            rep.aborted = true;  // the sizes measured so far are the report
+            rep.abort_reason = why;
+            break;
+        }
+        net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout);
+        CrewResult crew = run_crew(plans, run, clock, peer);
         BwResult& r = crew.total;
         // The end barrier: both sides are done (the client announced already).
         if (r.aborted && !r.peer_ended_early) {
@@ -250,7 +254,12 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
             sr.local.verified = "not checked: the run ended early";
         } else {
             std::tie(sr.local.verified, sr.local.verify_failed) = verify(qps, o.op, roles, size);
-            sr.peer = report::side_stats_from_json(ex.results(report::to_json(sr.local), o.timeout));
+            try {
+                sr.peer = report::side_stats_from_json(ex.results(report::to_json(sr.local), o.timeout));
+            } catch (const TimeoutError& e) {
+                r.aborted = true;  // this side's figures stand; the peer's never came
+                r.abort_reason = e.what();
+            }
         }
         rep.verify_failed = rep.verify_failed || sr.local.verify_failed || (sr.peer && sr.peer->verify_failed);
         rep.sizes.push_back(sr);

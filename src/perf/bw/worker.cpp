@@ -71,14 +71,11 @@ BwResult total_of(const std::vector<BwResult>& results, const BwRun& run, const 
 
 }  // namespace
 
-CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, const Clock& clock)
+CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, const Clock& clock, net::PeerWatch& peer)
 {
     CrewResult out;
-    if (plans.size() == 1) {
-        out.total = run_bandwidth(plans.front().lanes, run, clock);
-        return out;
-    }
     const auto n = static_cast<std::uint32_t>(plans.size());
+    const bool alone = n == 1;  // no --threads: the loop as it runs alone
     std::atomic<bool> halt{false};
     std::atomic<std::uint32_t> at_start{0}, warmed{0}, sent{0};
     std::atomic<std::uint64_t> opened{0};
@@ -92,10 +89,12 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
     const auto work = [&](std::uint32_t i, const CrewEnd& end) {
         BwRun mine = run;
         mine.oob_fd = end.fd();
-        mine.crew = {n, &at_start, &warmed, &opened, &halt, origin};
+        if (!alone)
+            mine.crew = {n, &at_start, &warmed, &opened, &halt, origin};
+        // The last thread done sending makes the announcement, between two heartbeats.
         mine.on_sent = [&] {
             if (sent.fetch_add(1) + 1 == n && run.on_sent)
-                run.on_sent();
+                peer.exclusive(run.on_sent);
         };
         mine.progress = nullptr;
         if (run.progress)
@@ -126,11 +125,18 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
             if (seconds > 0)
                 run.progress(seconds, rate);
         };
-    run_crew_threads(cpus, run.oob_fd, work, each_second);
+    const std::string lost = run_crew_threads(cpus, peer, work, each_second);
 
-    out.total = total_of(results, run, clock);
-    for (std::uint32_t i = 0; i < n; ++i)
-        out.threads.push_back(thread_stats(i, plans[i].cpu, results[i]));
+    out.total = alone ? std::move(results.front()) : total_of(results, run, clock);
+    if (!lost.empty()) {
+        // Whatever the loops made of the end signal, the peer is lost.
+        out.total.aborted = true;
+        out.total.peer_ended_early = false;
+        out.total.abort_reason = lost;
+    }
+    if (!alone)
+        for (std::uint32_t i = 0; i < n; ++i)
+            out.threads.push_back(thread_stats(i, plans[i].cpu, results[i]));
     return out;
 }
 

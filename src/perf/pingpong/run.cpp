@@ -10,6 +10,7 @@
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
 #include "src/net/exchange.hpp"
+#include "src/net/heartbeat.hpp"
 #include "src/perf/sizes.hpp"
 #include "src/perf/clock.hpp"
 #include "src/perf/crew.hpp"
@@ -132,33 +133,43 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         run.use_inline = o.inline_mode != InlineMode::off && size <= res.granted_inline() && o.op != Op::read;
         rep.inline_used = rep.inline_used || run.use_inline;
         run.silence_limit = o.timeout;
-        run.oob_fd = ex.channel().fd();
 
-        ex.ready();
+        if (const auto why = barrier_failure(ex); !why.empty()) {
+            rep.aborted = true;  // the sizes measured so far are the report
+            rep.abort_reason = why;
+            break;
+        }
         const Role role = client ? Role::client : Role::server;
         std::vector<LatencyResult> results(o.threads);
-        if (o.threads == 1) {
-            results.front() = run_latency(res, role, run, clock);
-        } else {
-            // Independent pairs at once; each thread's loop watches the crew's
-            // end signal in place of the socket (src/perf/crew.hpp).
-            run_crew_threads(cpus, run.oob_fd, [&](std::uint32_t i, const CrewEnd& end) {
+        // Independent pairs at once (one without --threads); each thread's
+        // loop watches the crew's end signal in place of the socket, the
+        // coordinator keeps the heartbeats going (src/perf/crew.hpp).
+        net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout);
+        const std::string lost = run_crew_threads(
+            cpus.empty() ? std::vector<int>{-1} : cpus, peer, [&](std::uint32_t i, const CrewEnd& end) {
                 LatencyRun mine = run;
                 mine.oob_fd = end.fd();
                 results[i] = run_latency(*pairs[i], role, mine, clock);
             });
-        }
         report::SizeResult sr;
         sr.local = side_figures(size, results, cpus, clock, o.histogram_rows);
-        const bool aborted = sr.local.aborted;
-        const std::string abort_reason = sr.local.abort_reason;
+        if (!lost.empty()) {
+            sr.local.aborted = true;
+            sr.local.abort_reason = lost;
+        }
+        bool aborted = sr.local.aborted;
+        std::string abort_reason = sr.local.abort_reason;
         try {
             sr.peer = report::latency_stats_from_json(
                 ex.results(report::to_json(sr.local), aborted ? std::chrono::milliseconds(1000) : o.timeout));
+        } catch (const TimeoutError& e) {
+            // The peer is gone or silent: keep what this side measured.
+            if (!aborted)
+                abort_reason = e.what();
+            aborted = true;
         } catch (const std::exception&) {
             if (!aborted)
                 throw;
-            // The peer is gone: keep what this side measured.
         }
         rep.sizes.push_back(sr);
         if (progress)

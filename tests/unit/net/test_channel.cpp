@@ -177,7 +177,8 @@ TEST_CASE("receive: a peer that says nothing runs into the deadline; the channel
     RawPair p;
     const auto start = Clock::now();
     CHECK(thrown<TimeoutError>([&] { p.server.receive(200ms, "the \"hello\" message"); }) ==
-          fmt::format("exchange with {}: nothing received within 200 ms while waiting for the \"hello\" message",
+          fmt::format("exchange with {}: nothing received within 200 ms while waiting for the \"hello\" message: "
+                      "the peer stopped answering, the connection still open",
                       p.server.peer()));
     CHECK(ms_since(start) >= 190);
     CHECK(ms_since(start) < 1500);

@@ -1,0 +1,81 @@
+// Signs of life on the out-of-band connection while a test runs.
+//
+// During a run the two sides talk over RDMA only and the TCP connection is
+// quiet until one side is done. A peer process that is stopped (SIGSTOP),
+// hung, swapped out or held in a debugger keeps that connection open, and
+// for RDMA writes and reads its kernel even goes on completing our work
+// requests. So while a run lasts each side sends a heartbeat frame,
+// {"type":"alive"}, every interval (a quarter of the silence limit, 50 ms
+// to 1 s), and a side that hears none for the silence limit (--timeout)
+// ends the run: the peer stopped answering, the connection still open.
+// Heartbeats carry nothing else; Channel::receive skips them wherever they
+// arrive, so a run's last ones never disturb the exchange after it.
+//
+// One thread looks (the crew's coordinator, src/perf/crew.hpp); another
+// thread that sends on the same socket during the run (the client's
+// announcement) goes through exclusive(), so frames never interleave.
+#pragma once
+
+#include <chrono>
+#include <mutex>
+#include <string>
+
+namespace qps::net {
+
+class PeerWatch {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    // fd: the exchange's connected socket; peer: its name for messages.
+    PeerWatch(int fd, std::string peer, std::chrono::milliseconds silence_limit);
+
+    enum class Peer {
+        running,  // heard within the limit, nothing else waiting
+        done,     // another message waits, or the peer closed or reset the connection: the next receive says which
+        silent,   // no heartbeat within the silence limit
+    };
+    // Sends a heartbeat when one is due and consumes the peer's. Never
+    // blocks, but for the rest of a heartbeat the socket took only in part
+    // (then at most the silence limit).
+    Peer look();
+    // Sends a heartbeat when one is due, and takes nothing: for a side whose
+    // peer is done while this side still runs (the end of a bidirectional bw).
+    void keep_alive();
+
+    // How long the looking thread may sleep between two looks.
+    std::chrono::milliseconds interval() const { return interval_; }
+    int fd() const { return fd_; }
+    // "the peer 192.0.2.1:45678 stopped answering: no heartbeat for 3000 ms,
+    //  the connection still open (stopped, hung or swapped out?)"
+    std::string silence_reason() const;
+
+    // Runs f, a send on the same socket from another thread, between heartbeats.
+    template <class F>
+    void exclusive(F&& f)
+    {
+        const std::lock_guard lock(send_mutex_);
+        f();
+    }
+
+    PeerWatch(const PeerWatch&) = delete;
+    PeerWatch& operator=(const PeerWatch&) = delete;
+
+private:
+    void beat(Clock::time_point now);
+    bool take_heartbeats();  // false: something else waits, or the connection ended
+
+    int fd_;
+    std::string peer_;
+    std::chrono::milliseconds limit_, interval_;
+    Clock::time_point last_heard_, next_beat_;
+    bool stuck_ = false;  // a heartbeat sent in part could not be finished
+    std::mutex send_mutex_;
+};
+
+// The time between two heartbeats for a silence limit: limit / 4 within 50 ms .. 1 s.
+std::chrono::milliseconds heartbeat_interval(std::chrono::milliseconds silence_limit);
+
+// The bytes of one heartbeat frame (always the same).
+const std::string& heartbeat_frame();
+
+}  // namespace qps::net

@@ -22,7 +22,7 @@ void wait_ready(int fd, short events, Clock::time_point deadline, const char* wh
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         if (left.count() <= 0)
-            throw OperationError(fmt::format("holder connection: timed out {}", what));
+            throw TimeoutError(fmt::format("holder connection: timed out {}", what));
         pollfd p{fd, events, 0};
         const int n = ::poll(&p, 1, static_cast<int>(left.count()));
         if (n > 0)

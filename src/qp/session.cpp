@@ -144,6 +144,8 @@ std::optional<report::QpReport> query_held(std::uint32_t qpn)
         return report::build_qp_report(holder_call("query", Json{{"qpn", qpn}}));
     } catch (const UsageError&) {  // not held by this holder
         return std::nullopt;
+    } catch (const TimeoutError&) {  // a holder that is stopped or hung: not "not held"
+        throw;
     } catch (const OperationError&) {  // no holder
         return std::nullopt;
     }

@@ -333,6 +333,11 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
     bool sent = !run.sends, announced = false, stopped = false, peer_done = false;
     std::uint32_t empty = 0, rounds = 0;
     std::uint64_t next_progress = 0;
+    // The end signal is looked at every 1024 rounds or every 10 ms of
+    // completions, whichever comes first (rounds that complete messages can
+    // be slow: on a software device 1024 of them took 14 s).
+    const std::uint64_t look_ticks = static_cast<std::uint64_t>(1e7 * clock.info().ticks_per_ns);
+    std::uint64_t progress_tick = 0, next_look = look_ticks;
     std::optional<CpuTimes> cpu_start, cpu_end;
     std::uint64_t cpu_start_tick = 0, cpu_end_tick = 0;
 
@@ -354,6 +359,7 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
         if (new_tx || new_rx) {
             empty = 0;
             const std::uint64_t now = clock.now();
+            progress_tick = now;
             tx_total += new_tx;
             rx_total += new_rx;
             if (new_tx) {
@@ -420,10 +426,13 @@ BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, cons
             if (run.on_sent)
                 run.on_sent();
         }
-        // The socket: every round once this side has sent, else now and then
-        // (a client hears nothing before its announcement unless the peer
-        // gave up or died).
-        if ((sent || ++rounds % 1024 == 0) && !peer_done && fd_readable(run.oob_fd)) {
+        // The end signal: every round once this side has sent, else now and
+        // then (a client hears nothing before its announcement unless the
+        // peer gave up, died or stopped answering).
+        const bool look = sent || ++rounds % 1024 == 0 || progress_tick >= next_look;
+        if (look)
+            next_look = progress_tick + look_ticks;
+        if (look && !peer_done && fd_readable(run.oob_fd)) {
             if (halted()) {
                 r.aborted = true;
                 r.halted = true;

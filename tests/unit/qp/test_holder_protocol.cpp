@@ -24,6 +24,7 @@ using namespace qps::qp;
 using namespace std::chrono_literals;
 using qps::OperationError;
 using qps::SystemError;
+using qps::TimeoutError;
 using qps::UsageError;
 
 using qps::test::contains;
@@ -268,7 +269,7 @@ TEST_CASE("holder protocol: a receive with nothing sent times out within the tim
 {
     Pair p;
     const auto start = std::chrono::steady_clock::now();
-    const std::string msg = thrown<OperationError>([&] { receive_message(p.b, 100ms); });
+    const std::string msg = thrown<TimeoutError>([&] { receive_message(p.b, 100ms); });
     const auto elapsed = std::chrono::steady_clock::now() - start;
     CHECK(msg == "holder connection: timed out receiving");
     CHECK(elapsed >= 90ms);
@@ -280,7 +281,7 @@ TEST_CASE("holder protocol: a length with a body that never comes times out too"
     Pair p;
     write_raw(p.a, be32(50) + "{\"a\"");
     const auto start = std::chrono::steady_clock::now();
-    CHECK(thrown<OperationError>([&] { receive_message(p.b, 100ms); }) == "holder connection: timed out receiving");
+    CHECK(thrown<TimeoutError>([&] { receive_message(p.b, 100ms); }) == "holder connection: timed out receiving");
     CHECK(std::chrono::steady_clock::now() - start < 2000ms);
 }
 
@@ -297,7 +298,7 @@ TEST_CASE("holder protocol: a send to a peer that does not read times out")
     const Json big{{"big", std::string(max_message_bytes - 10, 'x')}};
     std::promise<std::string> result;
     std::future<std::string> outcome = result.get_future();
-    std::thread sender([&] { result.set_value(thrown<OperationError>([&] { send_message(p.a, big, 100ms); })); });
+    std::thread sender([&] { result.set_value(thrown<TimeoutError>([&] { send_message(p.a, big, 100ms); })); });
     const bool gave_up_in_time = outcome.wait_for(1s) == std::future_status::ready;
     while (outcome.wait_for(0s) != std::future_status::ready) {  // unblock a stuck sender
         pollfd pf{p.b, POLLIN, 0};

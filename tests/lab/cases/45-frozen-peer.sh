@@ -1,0 +1,141 @@
+# Lab cases: a peer that is stopped (SIGSTOP), not killed, in the middle of
+# a run. Its TCP connection stays open, and for RDMA writes and reads its
+# kernel goes on completing our work requests, so only the heartbeats tell
+# (src/net/heartbeat.hpp). The side still running ends within --timeout
+# with exit 3, a partial report and a line saying the peer stopped
+# answering; the stopped side, continued (SIGCONT), ends too. Both ways,
+# with and without -d, as root and as a user who is not root.
+# Sourced by tests/lab/run-all with $q set.
+
+frozen_log=$(mktemp)
+frozen_err=$(mktemp)
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+running_qp() { "$q" --json qp list --pid "$1" --state rts | jq -e '.qps | length >= 1' >/dev/null; }
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+# Milliseconds since freeze stopped its process (a huge number if it did not).
+since_stop() { local t; t=$(cat "$frozen_at"); if [ -n "$t" ]; then ms_since "$t"; else echo 999999; fi; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
+# freeze PID: once PID runs its QPs, stops it 1 s into the run and writes
+# the time of the stop (date +%s%N) to $frozen_at.
+frozen_at=$(mktemp)
+freeze() {
+  : >"$frozen_at"
+  eventually 60 running_qp "$1" || return
+  sleep 1
+  kill -STOP "$1"
+  date +%s%N >"$frozen_at"
+}
+# thaw NAME PID: continues PID and expects it to end by itself within 20 s,
+# with exit 1 or 3 (not a signal, not a hang).
+thaw() {
+  kill -CONT "$2"
+  if eventually 20 gone "$2"; then
+    wait "$2"; local rc=$?
+    expect_true "$1: the continued side ends by itself with 1 or 3 (got $rc)" test "$rc" = 1 -o "$rc" = 3
+  else
+    bad "$1: the continued side still runs 20 s after SIGCONT"
+    kill -9 "$2"; wait "$2"
+  fi
+}
+# expect_lost_peer WHO: $out is a partial report whose reason names the silence.
+expect_lost_peer() {
+  expect_true "$1: partial report, aborted because the peer stopped answering" python3 -c '
+import json, sys
+t = json.loads(sys.argv[1])["test"]
+assert t["aborted"], t
+assert "stopped answering" in t["abort_reason"] and "connection still open" in t["abort_reason"], t["abort_reason"]' "$out"
+}
+
+case_ "bw -D: the server (no -d, not root) is stopped mid-run; the client ends within --timeout"
+"${nobody[@]}" "$q" --json bw -p 18661 --timeout 3 >"$frozen_log" 2>&1 &
+server=$!
+freeze "$server" &
+freezer=$!
+run timeout 120 "$q" --json bw 127.0.0.1 -p 18661 -d rxe0 -s 4096 -D 40 --timeout 3
+wait "$freezer"
+elapsed=$(since_stop)
+expect_rc 3
+expect_true "the client ended ${elapsed} ms after the stop (--timeout 3 s; 40 s asked)" test "$elapsed" -le 8000
+expect_lost_peer "client"
+expect_true "the client's writes before the stop are in the report" python3 -c '
+import json, sys; d = json.loads(sys.argv[1]); assert d["client_posts"][0]["messages"] > 0, d' "$out"
+thaw "bw server" "$server"
+
+case_ "bw: the client (no -d, not root) is stopped mid-run; the server, a passive target, ends within --timeout"
+"$q" --json bw -d rxe0 -p 18662 --timeout 3 >"$frozen_log" 2>&1 &
+server=$!
+"${nobody[@]}" "$q" bw 127.0.0.1 -p 18662 -s 4096 -D 40 --timeout 3 >/dev/null 2>"$frozen_err" &
+client=$!
+freeze "$client"
+( sleep 60; kill -9 "$server" 2>/dev/null ) &
+guard=$!
+wait "$server"; rc=$?
+kill "$guard" 2>/dev/null; wait "$guard" 2>/dev/null
+elapsed=$(since_stop)
+out=$(cat "$frozen_log")
+expect_rc 3
+expect_true "the server ended ${elapsed} ms after the stop (--timeout 3 s)" test "$elapsed" -le 8000
+expect_lost_peer "server"
+thaw "bw client" "$client"
+
+case_ "ping-pong --op read: the client (-d rxe0, not root) is stopped; the server (no -d) ends within --timeout"
+"$q" --json ping-pong --op read -p 18663 --timeout 3 >"$frozen_log" 2>&1 &
+server=$!
+"${nobody[@]}" "$q" ping-pong 127.0.0.1 -d rxe0 --op read -p 18663 -D 40 --timeout 3 >/dev/null 2>"$frozen_err" &
+client=$!
+freeze "$client"
+( sleep 60; kill -9 "$server" 2>/dev/null ) &
+guard=$!
+wait "$server"; rc=$?
+kill "$guard" 2>/dev/null; wait "$guard" 2>/dev/null
+elapsed=$(since_stop)
+out=$(cat "$frozen_log")
+expect_rc 3
+expect_true "the server ended ${elapsed} ms after the stop (--timeout 3 s)" test "$elapsed" -le 8000
+expect_lost_peer "ping-pong server"
+thaw "ping-pong client" "$client"
+
+case_ "ping-pong: the server (-d rxe0) is stopped; the client (no -d, not root) ends within --timeout"
+"$q" ping-pong -d rxe0 -p 18664 --timeout 3 >/dev/null 2>&1 &
+server=$!
+freeze "$server" &
+freezer=$!
+run timeout 120 "${nobody[@]}" "$q" --json ping-pong 127.0.0.1 -p 18664 -D 40 --timeout 3
+wait "$freezer"
+elapsed=$(since_stop)
+expect_rc 3
+expect_true "the client ended ${elapsed} ms after the stop (--timeout 3 s)" test "$elapsed" -le 8000
+expect_true "the client's partial report says why" python3 -c '
+import json, sys; t = json.loads(sys.argv[1])["test"]; assert t["aborted"] and t["abort_reason"], t' "$out"
+thaw "ping-pong server" "$server"
+
+case_ "bw --threads 2: the server is stopped mid-run; every client thread ends within --timeout"
+"$q" bw -d rxe0 -p 18665 --threads 2 --timeout 3 >/dev/null 2>&1 &
+server=$!
+freeze "$server" &
+freezer=$!
+run timeout 120 "$q" --json bw 127.0.0.1 -p 18665 --threads 2 -s 4096 -D 40 --timeout 3
+wait "$freezer"
+elapsed=$(since_stop)
+expect_rc 3
+expect_true "the client ended ${elapsed} ms after the stop (--timeout 3 s)" test "$elapsed" -le 8000
+expect_lost_peer "threaded client"
+thaw "threaded bw server" "$server"
+
+case_ "qp: a stopped holder is named, within its 10 s, never waited for"
+run "$q" --json qp create -d rxe0
+held=$(jq -r '.qps[0].qpn.raw' <<<"$out")
+holder=$(pgrep -x qpscope-holder | head -1)
+kill -STOP "$holder"
+start=$(date +%s%N)
+run timeout 60 "$q" qp query "$held"
+elapsed=$(ms_since "$start")
+expect_rc 3
+expect_err_has "the holder (pid $holder) did not answer the query request within 10 s: it is stopped or hung"
+expect_err_lines 1
+expect_true "named after ${elapsed} ms" test "$elapsed" -le 15000
+kill -CONT "$holder"
+run "$q" qp destroy --all
+expect_rc 0
+expect_true "nothing of ours left in rdma resource show qp" eventually 10 bash -c '! rdma resource show qp | grep -v "type GSI" | grep -q .'
+rm -f "$frozen_log" "$frozen_err" "$frozen_at"

@@ -50,8 +50,10 @@ void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d)
         ->transform(one_of(qp::mtu_words()));
     cmd->add_option("-p,--tcp-port", f.tcp_port, "TCP port of the out-of-band exchange (default 18615)")
         ->check(CLI::Range(1u, 65535u));
-    cmd->add_option("-t,--timeout", f.timeout_s, "Seconds to wait for the peer: to connect, at each step, and "
-                                                 "for any completion; then exit 3 with what was measured")
+    cmd->add_option("-t,--timeout", f.timeout_s, "Seconds to wait for the peer: to connect, at each step, for "
+                                                 "any completion, and for its heartbeat during a run (a peer "
+                                                 "stopped or hung that long ends the run); then exit 3 with what "
+                                                 "was measured")
         ->check(CLI::Range(0.1, 86400.0));
     cmd->add_option("-c,--cpu", f.cpu, "Pin this side to this CPU")->check(CLI::Range(0, 4095));
     cmd->add_option("--threads", f.threads,

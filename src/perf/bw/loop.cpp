@@ -246,7 +246,7 @@ private:
 };
 
 // A side with nothing to poll (the target of writes or reads) waits for
-// the peer's done signal without spinning.
+// the end signal without spinning (the peer done, gone or silent).
 void wait_passively(int oob_fd)
 {
     pollfd p[2]{{oob_fd, POLLIN | POLLRDHUP, 0}, {net::interrupt_fd(), POLLIN, 0}};

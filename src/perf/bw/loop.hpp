@@ -54,14 +54,16 @@ struct BwRun {
     bool client = true;     // the client ends on the first readable socket, the server when its own part is done
     std::chrono::nanoseconds window{10'000'000};
     std::chrono::milliseconds silence_limit{10000};
+    // Readable once the peer is done, gone or silent: the crew's end signal
+    // (src/perf/crew.hpp; a sibling thread may raise it too), or a pipe
+    // (doctor's loopback, qpscope-mesh).
     int oob_fd = -1;
     // Called once when this side's sending is done (the client's announcement).
     std::function<void()> on_sent;
     // Called about once a second while measuring (seconds in the span, tx bytes/s so far).
     std::function<void(double, double)> progress;
     // bw --threads: what the threads of one side share (src/perf/bw/worker.hpp).
-    // With one thread: size 1 and null pointers. oob_fd is then the crew's end
-    // signal, readable once the peer is done or a sibling ended the run.
+    // With one thread: size 1 and null pointers.
     struct Crew {
         std::uint32_t size = 1;
         std::atomic<std::uint32_t>* at_start = nullptr;  // threads at the start line: all start together

@@ -263,9 +263,9 @@ template <Op op>
     l.last = last;
 }
 
-// The server of a read test has nothing to do but wait for the client.
-// A client that dies closes the socket; one that hangs ends by its own
-// watchdog, which closes it too.
+// The server of a read test has nothing to do but wait for the client's
+// end: its results, its death, or its silence (no heartbeat: a client
+// stopped or hung), which the crew's coordinator turns into the end signal.
 LatencyResult serve_read(const LatencyRun& run)
 {
     pollfd p{run.oob_fd, POLLIN | POLLRDHUP, 0};

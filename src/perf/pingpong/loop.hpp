@@ -27,7 +27,7 @@ struct LatencyRun {
     std::uint64_t warmup = 100;                 // iterations before measuring
     bool use_inline = false;
     std::chrono::milliseconds silence_limit{5000};  // watchdog: no progress for this long ends the run
-    int oob_fd = -1;  // the out-of-band socket: readable means the peer finished or went away
+    int oob_fd = -1;  // readable once the peer finished, went away or went silent (the crew's end signal, or a pipe)
 };
 
 struct LatencyResult {

@@ -37,6 +37,17 @@ thaw() {
     kill -9 "$2"; wait "$2"
   fi
 }
+# server_outlives_client: stops $client in its run, then waits (60 s at
+# most) for $server to end; sets rc, elapsed (ms since the stop) and out.
+server_outlives_client() {
+  freeze "$client"
+  ( sleep 60; kill -9 "$server" 2>/dev/null ) &
+  local guard=$!
+  wait "$server"; rc=$?
+  kill "$guard" 2>/dev/null; wait "$guard" 2>/dev/null
+  elapsed=$(since_stop)
+  out=$(cat "$frozen_log")
+}
 # expect_lost_peer WHO: $out is a partial report whose reason names the silence.
 expect_lost_peer() {
   expect_true "$1: partial report, aborted because the peer stopped answering" python3 -c '
@@ -66,13 +77,7 @@ case_ "bw: the client (no -d, not root) is stopped mid-run; the server, a passiv
 server=$!
 "${nobody[@]}" "$q" bw 127.0.0.1 -p 18662 -s 4096 -D 40 --timeout 3 >/dev/null 2>"$frozen_err" &
 client=$!
-freeze "$client"
-( sleep 60; kill -9 "$server" 2>/dev/null ) &
-guard=$!
-wait "$server"; rc=$?
-kill "$guard" 2>/dev/null; wait "$guard" 2>/dev/null
-elapsed=$(since_stop)
-out=$(cat "$frozen_log")
+server_outlives_client
 expect_rc 3
 expect_true "the server ended ${elapsed} ms after the stop (--timeout 3 s)" test "$elapsed" -le 8000
 expect_lost_peer "server"
@@ -83,13 +88,7 @@ case_ "ping-pong --op read: the client (-d rxe0, not root) is stopped; the serve
 server=$!
 "${nobody[@]}" "$q" ping-pong 127.0.0.1 -d rxe0 --op read -p 18663 -D 40 --timeout 3 >/dev/null 2>"$frozen_err" &
 client=$!
-freeze "$client"
-( sleep 60; kill -9 "$server" 2>/dev/null ) &
-guard=$!
-wait "$server"; rc=$?
-kill "$guard" 2>/dev/null; wait "$guard" 2>/dev/null
-elapsed=$(since_stop)
-out=$(cat "$frozen_log")
+server_outlives_client
 expect_rc 3
 expect_true "the server ended ${elapsed} ms after the stop (--timeout 3 s)" test "$elapsed" -le 8000
 expect_lost_peer "ping-pong server"

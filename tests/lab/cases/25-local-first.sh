@@ -60,7 +60,7 @@ for cmd in "ping-pong" "bw" "ping-pong 127.0.0.1" "bw 127.0.0.1" "ports" "qp cre
   expect_err_has "chmod 0666 /dev/infiniband/uverbs0"
   expect_err_lines 1
 done
-expect_true "no server is listening on 18615" bash -c '! ss -Hltn "sport = :18615" | grep -q .'
+expect_true "no server is listening on 18615" not_listening 18615
 chmod 0666 /dev/infiniband/uverbs0
 
 case_ "option faults on a client with no server running: exit 2 naming the valid values"

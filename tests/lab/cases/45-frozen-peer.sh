@@ -10,21 +10,10 @@
 frozen_log=$(mktemp)
 frozen_err=$(mktemp)
 nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
-running_qp() { "$q" --json qp list --pid "$1" --state rts | jq -e '.qps | length >= 1' >/dev/null; }
-ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
-# Milliseconds since freeze stopped its process (a huge number if it did not).
-since_stop() { local t; t=$(cat "$frozen_at"); if [ -n "$t" ]; then ms_since "$t"; else echo 999999; fi; }
-gone() { ! kill -0 "$1" 2>/dev/null; }
-# freeze PID: once PID runs its QPs, stops it 1 s into the run and writes
-# the time of the stop (date +%s%N) to $frozen_at.
 frozen_at=$(mktemp)
-freeze() {
-  : >"$frozen_at"
-  eventually 60 running_qp "$1" || return
-  sleep 1
-  kill -STOP "$1"
-  date +%s%N >"$frozen_at"
-}
+# freeze PID: stops PID 1 s into its run; $frozen_at says when.
+freeze() { signal_in_run STOP "$1" "$frozen_at"; }
+gone() { ! kill -0 "$1" 2>/dev/null; }
 # thaw NAME PID: continues PID and expects it to end by itself within 20 s,
 # with exit 1 or 3 (not a signal, not a hang).
 thaw() {
@@ -45,7 +34,7 @@ server_outlives_client() {
   local guard=$!
   wait "$server"; rc=$?
   kill "$guard" 2>/dev/null; wait "$guard" 2>/dev/null
-  elapsed=$(since_stop)
+  elapsed=$(ms_since_stamp "$frozen_at")
   out=$(cat "$frozen_log")
 }
 # expect_lost_peer WHO: $out is a partial report whose reason names the silence.
@@ -64,7 +53,7 @@ freeze "$server" &
 freezer=$!
 run timeout 120 "$q" --json bw 127.0.0.1 -p 18661 -d rxe0 -s 4096 -D 40 --timeout 3
 wait "$freezer"
-elapsed=$(since_stop)
+elapsed=$(ms_since_stamp "$frozen_at")
 expect_rc 3
 expect_true "the client ended ${elapsed} ms after the stop (--timeout 3 s; 40 s asked)" test "$elapsed" -le 8000
 expect_lost_peer "client"
@@ -101,7 +90,7 @@ freeze "$server" &
 freezer=$!
 run timeout 120 "${nobody[@]}" "$q" --json ping-pong 127.0.0.1 -p 18664 -D 40 --timeout 3
 wait "$freezer"
-elapsed=$(since_stop)
+elapsed=$(ms_since_stamp "$frozen_at")
 expect_rc 3
 expect_true "the client ended ${elapsed} ms after the stop (--timeout 3 s)" test "$elapsed" -le 8000
 expect_true "the client's partial report says why" python3 -c '
@@ -115,7 +104,7 @@ freeze "$server" &
 freezer=$!
 run timeout 120 "$q" --json bw 127.0.0.1 -p 18665 --threads 2 -s 4096 -D 40 --timeout 3
 wait "$freezer"
-elapsed=$(since_stop)
+elapsed=$(ms_since_stamp "$frozen_at")
 expect_rc 3
 expect_true "the client ended ${elapsed} ms after the stop (--timeout 3 s)" test "$elapsed" -le 8000
 expect_lost_peer "threaded client"
@@ -126,9 +115,9 @@ run "$q" --json qp create -d rxe0
 held=$(jq -r '.qps[0].qpn.raw' <<<"$out")
 holder=$(pgrep -x qpscope-holder | head -1)
 kill -STOP "$holder"
-start=$(date +%s%N)
+date +%s%N >"$frozen_at"
 run timeout 60 "$q" qp query "$held"
-elapsed=$(ms_since "$start")
+elapsed=$(ms_since_stamp "$frozen_at")
 expect_rc 3
 expect_err_has "the holder (pid $holder) did not answer the query request within 10 s: it is stopped or hung"
 expect_err_lines 1
@@ -136,5 +125,5 @@ expect_true "named after ${elapsed} ms" test "$elapsed" -le 15000
 kill -CONT "$holder"
 run "$q" qp destroy --all
 expect_rc 0
-expect_true "nothing of ours left in rdma resource show qp" eventually 10 bash -c '! rdma resource show qp | grep -v "type GSI" | grep -q .'
+expect_true "nothing of ours left in rdma resource show qp" eventually 10 no_qps_left
 rm -f "$frozen_log" "$frozen_err" "$frozen_at"

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "src/error.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::net {
 
@@ -26,23 +27,7 @@ std::string json_error_text(const std::exception& e)
 
 std::string printable(std::string_view bytes, std::size_t max)
 {
-    std::string out;
-    const std::size_t n = std::min(bytes.size(), max);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto c = static_cast<unsigned char>(bytes[i]);
-        if (c == '\n')
-            out += "\\n";
-        else if (c == '\r')
-            out += "\\r";
-        else if (c == '\t')
-            out += "\\t";
-        else if (c == '\\')
-            out += "\\\\";
-        else if (c >= 0x20 && c < 0x7f)
-            out += static_cast<char>(c);
-        else
-            out += fmt::format("\\x{:02x}", c);
-    }
+    std::string out = util::escape_text(bytes.substr(0, max));
     if (bytes.size() > max)
         out += "...";
     return out;

@@ -25,6 +25,7 @@
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/test_resources.hpp"
 #include "src/util/json_text.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::mesh::mpi {
 
@@ -343,7 +344,8 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
             test_s = std::max(test_s, side.seconds);
             collector.add(side);
         } catch (const std::exception& e) {
-            std::cerr << fmt::format("qpscope-mesh: rank {} sent a malformed record: {}\n", from, e.what());
+            std::cerr << fmt::format("qpscope-mesh: rank {} sent a malformed record: {}\n", from,
+                                     util::escape_text(e.what()));
         }
     }
     RoundTiming timing;
@@ -375,7 +377,7 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
             send_to(to, control_tag, "stop");
     if (show_progress)
         std::cerr << '\n';
-    std::cerr << "qpscope-mesh: the run ended early: " << why << '\n';
+    std::cerr << "qpscope-mesh: the run ended early: " << util::escape_text(why) << '\n';
     leave(collector.finish());
 }
 
@@ -427,7 +429,7 @@ int run(int argc, char** argv)
     MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (verdict >= 0) {
         if (run.rank == 0 && !parse_error.empty())
-            std::cerr << "qpscope-mesh: " << parse_error << '\n';
+            std::cerr << "qpscope-mesh: " << util::escape_text(parse_error) << '\n';
         MPI_Finalize();
         return verdict;
     }

@@ -90,29 +90,38 @@ Utf8Step utf8_step(std::string_view bytes)
     return {lead.length, true};
 }
 
-bool is_utf8(std::string_view bytes)
+namespace {
+
+// Calls f(sequence, valid) for each step of decoding `bytes`, in order; stops
+// early when f returns false.
+template <class F>
+void for_each_step(std::string_view bytes, F&& f)
 {
     while (!bytes.empty()) {
         const Utf8Step s = utf8_step(bytes);
-        if (!s.valid)
-            return false;
+        if (!f(bytes.substr(0, s.length), s.valid))
+            return;
         bytes.remove_prefix(s.length);
     }
-    return true;
+}
+
+}  // namespace
+
+bool is_utf8(std::string_view bytes)
+{
+    bool valid = true;
+    for_each_step(bytes, [&](std::string_view, bool ok) { return valid = ok; });
+    return valid;
 }
 
 std::string to_utf8(std::string_view bytes)
 {
     std::string out;
     out.reserve(bytes.size());
-    while (!bytes.empty()) {
-        const Utf8Step s = utf8_step(bytes);
-        if (s.valid)
-            out.append(bytes.substr(0, s.length));
-        else
-            out.append(replacement_character);
-        bytes.remove_prefix(s.length);
-    }
+    for_each_step(bytes, [&](std::string_view seq, bool valid) {
+        out.append(valid ? seq : replacement_character);
+        return true;
+    });
     return out;
 }
 
@@ -120,20 +129,17 @@ std::string escape_text(std::string_view bytes)
 {
     std::string out;
     out.reserve(bytes.size());
-    while (!bytes.empty()) {
-        const Utf8Step s = utf8_step(bytes);
-        const std::string_view seq = bytes.substr(0, s.length);
-        if (s.valid && !is_control(seq)) {
+    for_each_step(bytes, [&](std::string_view seq, bool valid) {
+        const std::string_view name = named_escape(static_cast<unsigned char>(seq[0]));
+        if (valid && !is_control(seq))
             out.append(seq);
-        } else if (const std::string_view name = named_escape(static_cast<unsigned char>(seq[0]));
-                   s.valid && !name.empty()) {
+        else if (valid && !name.empty())
             out.append(name);
-        } else {
+        else
             for (const char c : seq)
                 append_hex_escape(out, static_cast<unsigned char>(c));
-        }
-        bytes.remove_prefix(s.length);
-    }
+        return true;
+    });
     return out;
 }
 

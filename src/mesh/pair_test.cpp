@@ -52,7 +52,7 @@ public:
             throw PairFailure(fmt::format("{}: {}", rank_name(*ctx_.partner), theirs["error"].get<std::string>()));
         if (theirs["step"] != step)
             throw PairFailure(fmt::format("{} is at step '{}', this rank at '{}'", rank_name(*ctx_.partner),
-                                          theirs["step"].dump(), step));
+                                          util::json_text(theirs["step"]), step));
         return theirs;
     }
 

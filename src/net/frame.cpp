@@ -6,6 +6,7 @@
 
 #include "src/error.hpp"
 #include "src/util/outside_bytes.hpp"
+#include "src/util/json_text.hpp"
 
 namespace qps::net {
 
@@ -43,7 +44,7 @@ std::string quote(const Json& value, std::size_t max)
 
 std::string encode_frame(const Json& message)
 {
-    const std::string body = message.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+    const std::string body = util::json_text(message);
     if (body.size() > max_frame_bytes)
         throw OperationError(fmt::format("exchange message {} of {} bytes exceeds the limit of {} bytes",
                                          message.is_object() && message.contains("type") ? quote(message["type"])

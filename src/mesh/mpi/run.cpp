@@ -438,10 +438,9 @@ int run(int argc, char** argv)
         MPI_Finalize();
         return exit_usage;
     }
-    const Json plan = Json::parse(broadcast(run.rank == 0 ? Json{{"tests", to_json(run.options.tests)},
-                                                                  {"pairs", pairs_name(run.options.pairs)},
-                                                                  {"seed", run.options.pairs.seed}}
-                                                                .dump()
+    const Json plan = Json::parse(broadcast(run.rank == 0 ? util::json_text(Json{{"tests", to_json(run.options.tests)},
+                                                                                  {"pairs", pairs_name(run.options.pairs)},
+                                                                                  {"seed", run.options.pairs.seed}})
                                                           : std::string()));
     run.options.tests = test_spec_from_json(plan.at("tests"));
     PairSpec pair_spec = parse_pairs(plan.at("pairs").get<std::string>());

@@ -40,7 +40,7 @@ public:
         std::vector<std::vector<std::string>> cells;
         std::vector<std::size_t> width(t.columns.size());
         for (std::size_t c = 0; c < t.columns.size(); ++c)
-            width[c] = display_width(shown(t.columns[c].header));
+            width[c] = shown(t.columns[c].header).size();  // bytes: a "µs" header is one wider
         for (const auto& row : t.rows) {
             auto& r = cells.emplace_back();
             for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {

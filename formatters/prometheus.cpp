@@ -242,7 +242,7 @@ std::string prometheus_help_text(std::string_view text)
 {
     std::string s;
     s.reserve(text.size());
-    for (const char ch : text) {
+    for (const char ch : util::to_utf8(text)) {
         switch (ch) {
         case '\\': s += "\\\\"; break;
         case '\n': s += "\\n"; break;

@@ -13,6 +13,8 @@
 #include "src/config.hpp"
 #include "src/error.hpp"
 #include "src/verbs/library.hpp"
+#include "src/util/json_text.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::cli {
 
@@ -33,7 +35,7 @@ fmt_out::PrinterOptions GlobalOptions::printer() const
 void GlobalOptions::info(std::string_view line) const
 {
     if (!quiet)
-        std::cerr << line << '\n';
+        std::cerr << util::escape_text(line) << '\n';
 }
 
 void build_app(CLI::App& app, GlobalOptions& global)
@@ -84,10 +86,12 @@ int report_error(bool json, const std::string& command, std::string_view kind, c
         nlohmann::ordered_json j;
         j["schema_version"] = fmt_out::schema_version;
         j["command"] = command.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(command);
-        j["error"] = {{"kind", kind}, {"message", message}, {"exit_code", code}};
-        std::cout << j.dump(2) << '\n';
+        // An exception's message can quote bytes from outside (a name, a
+        // peer's text): the same rule as every other string.
+        j["error"] = {{"kind", kind}, {"message", util::to_utf8(message)}, {"exit_code", code}};
+        std::cout << util::json_text(j, 2) << '\n';
     } else {
-        std::cerr << "qpscope: " << message << '\n';
+        std::cerr << "qpscope: " << util::escape_text(message) << '\n';
     }
     return code;
 }

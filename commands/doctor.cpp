@@ -9,6 +9,7 @@
 #include "formatters/doctor.hpp"
 #include "src/error.hpp"
 #include "src/health/doctor.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::cli {
 
@@ -73,7 +74,7 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
         const health::DoctorReport report = health::run_doctor(o);
         if (global.quiet && !global.json) {
             for (const auto& line : fmt_out::doctor_failure_lines(report, f->strict))
-                std::cout << line << '\n';
+                std::cout << util::escape_text(line) << '\n';
         } else {
             emit(global, "doctor", [&](fmt_out::Printer& p) { fmt_out::render_doctor(report, f->strict, p); });
         }

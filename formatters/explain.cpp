@@ -1,6 +1,7 @@
 #include "formatters/explain.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace qps::fmt_out {
 
@@ -87,6 +88,15 @@ void render_explain_log(const explain::LogReport& r, Printer& p)
     p.datum("attributed", std::uint64_t{r.attributed_lines()});
     p.datum("values", std::uint64_t{r.values()});
     p.end_object();
+    const std::vector<std::size_t> odd = r.not_utf8_lines();
+    p.begin_list("not_utf8_lines", "");
+    for (const std::size_t n : odd)
+        p.datum("", std::uint64_t{n});  // JSON only: the note below says it in text
+    p.end_list();
+    if (!odd.empty())
+        p.note(fmt::format("line{} {} {} bytes that are not UTF-8: shown as \\xNN (JSON: U+FFFD); read like the "
+                           "other lines",
+                           odd.size() == 1 ? "" : "s", fmt::join(odd, ", "), odd.size() == 1 ? "holds" : "hold"));
     p.note(fmt::format("{} line{}, {} with values ({} value{}), {} attributed to nothing", r.lines.size(),
                        r.lines.size() == 1 ? "" : "s", r.attributed_lines(), r.values(), r.values() == 1 ? "" : "s",
                        unattributed));

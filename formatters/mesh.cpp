@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "formatters/json_value.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::fmt_out {
 
@@ -96,7 +97,7 @@ std::string mesh_text(const mesh::MeshReport& r, const mesh::Analysis& a, const 
 {
     std::string out;
     auto line = [&out](const std::string& s) {
-        out += s;
+        out += util::escape_text(s);  // hostnames and causes are bytes from outside
         out += '\n';
     };
     std::size_t ok = 0;

@@ -1,4 +1,5 @@
 #include "formatters/mesh_svg.hpp"
+#include "src/util/outside_bytes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -16,10 +17,13 @@ constexpr const char* failed_fill = "#303030";
 constexpr const char* not_run_fill = "#a0a0a0";
 constexpr const char* untested_fill = "#ffffff";
 
-std::string escaped(std::string_view s)
+// XML text: a hostname or cause is bytes from outside, and XML allows
+// neither control characters nor bytes that are not UTF-8, so it is shown
+// as the text printer shows it, then escaped for XML.
+std::string escaped(std::string_view bytes)
 {
     std::string out;
-    for (char c : s) {
+    for (char c : util::escape_text(bytes)) {
         switch (c) {
         case '&':
             out += "&amp;";

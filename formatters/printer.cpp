@@ -80,11 +80,14 @@ struct TextVisitor {
     std::string operator()(const decode::Flags& f) const { return flags_text(f); }
     std::string operator()(const Nanoseconds& t) const { return fmt::format("{:.3f}", t.ns / 1000.0); }
     std::string operator()(const Scaled& v) const { return fmt::format("{:.{}f}", v.raw / v.unit, v.decimals); }
+    std::string operator()(const OutsideBytes& b) const { return b.bytes; }
 };
 
 }  // namespace
 
 std::string to_text(const Value& value) { return std::visit(TextVisitor{}, value); }
+
+std::string raw_key(std::string_view key) { return fmt::format("{}_raw", key); }
 
 std::unique_ptr<Printer> make_text_printer(std::ostream& out, bool color);
 std::unique_ptr<Printer> make_json_printer(std::ostream& out);
@@ -99,6 +102,7 @@ std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostrea
 }  // namespace qps::fmt_out
 
 #include "formatters/json_value.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::fmt_out {
 
@@ -111,13 +115,14 @@ struct JsonVisitor {
     Json operator()(std::int64_t v) const { return v; }
     Json operator()(std::uint64_t v) const { return v; }
     Json operator()(double v) const { return v; }
-    Json operator()(const std::string& s) const { return s; }
+    Json operator()(const std::string& s) const { return util::to_utf8(s); }
+    Json operator()(const OutsideBytes& b) const { return util::to_utf8(b.bytes); }
     Json operator()(const decode::Decoded& d) const
     {
         Json j = Json::object();
         j["raw"] = d.raw;
         if (d.name)
-            j["name"] = *d.name;
+            j["name"] = util::to_utf8(*d.name);
         if (!d.unit.empty())
             j[std::string(d.unit)] = !d.value ? Json(nullptr)
                                      : d.whole ? Json(static_cast<std::int64_t>(*d.value))
@@ -137,7 +142,10 @@ struct JsonVisitor {
     {
         Json j = Json::object();
         j["raw"] = f.raw;
-        j["names"] = f.names;
+        Json names = Json::array();
+        for (const auto& n : f.names)
+            names.push_back(util::to_utf8(n));
+        j["names"] = std::move(names);
         j["unknown"] = f.unknown;
         return j;
     }

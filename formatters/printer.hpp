@@ -30,11 +30,20 @@ struct Scaled {
     int decimals = 2;
 };
 
+// Bytes from outside whose exact value matters (a process name): text shows
+// them as every string is shown (escaped), JSON as every string is (valid
+// UTF-8, U+FFFD for ill-formed bytes) plus a member KEY_raw with the exact
+// bytes in hex (src/util/outside_bytes.hpp). Only for a keyed member: a
+// field, a datum or a table column.
+struct OutsideBytes {
+    std::string bytes;
+};
+
 // std::monostate: no value (JSON null for a field, left out of a table
 // row); std::nullptr_t: "none", JSON null even in a table row (a QP's port
 // before it has one). Text shows both as "-".
 using Value = std::variant<std::monostate, std::nullptr_t, bool, std::int64_t, std::uint64_t, double, std::string,
-                           decode::Decoded, decode::Flags, Nanoseconds, Scaled>;
+                           decode::Decoded, decode::Flags, Nanoseconds, Scaled, OutsideBytes>;
 
 struct Column {
     std::string_view key;     // JSON member name
@@ -83,8 +92,12 @@ std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostrea
 // flushed at its end (`ports --watch` into a pipe).
 std::unique_ptr<Printer> make_json_lines_printer(std::ostream& out);
 
-// Text of a value as the table printer shows it (exposed for tests).
+// Text of a value before the text printer escapes it (exposed for tests;
+// also the key of a keyed table's row in JSON).
 std::string to_text(const Value& value);
+// The member that carries the exact bytes of an OutsideBytes value: "comm"
+// → "comm_raw".
+std::string raw_key(std::string_view key);
 
 class ObjectScope {
 public:

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "src/decode/port.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::fmt_out {
 
@@ -225,7 +226,8 @@ std::string prometheus_label_value(std::string_view value)
 {
     std::string s;
     s.reserve(value.size());
-    for (const char ch : value) {
+    // The exposition format is UTF-8: bytes from outside (a device name) as in JSON.
+    for (const char ch : util::to_utf8(value)) {
         switch (ch) {
         case '\\': s += "\\\\"; break;
         case '"': s += "\\\""; break;
@@ -240,7 +242,7 @@ std::string prometheus_help_text(std::string_view text)
 {
     std::string s;
     s.reserve(text.size());
-    for (const char ch : text) {
+    for (const char ch : util::to_utf8(text)) {
         switch (ch) {
         case '\\': s += "\\\\"; break;
         case '\n': s += "\\n"; break;

@@ -305,7 +305,7 @@ void render_kernel_qp(const kernel::KernelQp& q, Printer& p, const health::QpVer
         p.field("pdn", "PD", u64{*q.pdn});
     if (q.pid)
         p.field("pid", "pid", u64{*q.pid});
-    p.field("comm", "command", q.comm);
+    p.field("comm", "command", OutsideBytes{q.comm});
     if (!q.driver.empty()) {
         ObjectScope d(p, "driver", "driver details");
         for (const auto& [k, v] : q.driver)
@@ -340,7 +340,7 @@ void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vect
         t.rows.push_back({q.dev_name, port_or_none(q.port), hex24(q.lqpn), kernel_qp_type(q.type),
                           decode::qp_state(q.state), q.rqpn ? hex24(*q.rqpn) : Value{},
                           q.sq_psn ? Value{u64{*q.sq_psn}} : Value{}, q.rq_psn ? Value{u64{*q.rq_psn}} : Value{},
-                          q.pid ? Value{u64{*q.pid}} : Value{}, q.comm, is_held});
+                          q.pid ? Value{u64{*q.pid}} : Value{}, OutsideBytes{q.comm}, is_held});
     }
     p.table("qps",
             notes.stalled_s ? fmt::format("{} QP(s) without progress in {:g} s, or in ERR/SQE", qps.size(),

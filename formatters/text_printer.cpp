@@ -1,10 +1,13 @@
 // Aligned text: headings indent their contents; consecutive fields share one
-// label column; tables get one column width per column.
+// label column; tables get one column width per column. Every string is
+// shown through util::escape_text (headings, labels, values, notes): bytes
+// from outside never reach the terminal as control characters.
 #include <algorithm>
 #include <fmt/format.h>
 #include <ostream>
 
 #include "formatters/printer.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::fmt_out {
 
@@ -24,31 +27,31 @@ public:
 
     void field(std::string_view, std::string_view label, const Value& value) override
     {
-        pending_.push_back({std::string(label), to_text(value), false});
+        pending_.push_back({shown(label), shown(to_text(value)), false});
     }
-    void item(const Value& value) override { pending_.push_back({{}, to_text(value), true}); }
+    void item(const Value& value) override { pending_.push_back({{}, shown(to_text(value)), true}); }
     void datum(std::string_view, const Value&) override {}
 
     void table(std::string_view, std::string_view heading, const Table& t) override
     {
         flush_fields();
         if (!heading.empty())
-            line(bold(heading));
+            line(bold(shown(heading)));
         std::vector<std::vector<std::string>> cells;
         std::vector<std::size_t> width(t.columns.size());
         for (std::size_t c = 0; c < t.columns.size(); ++c)
-            width[c] = t.columns[c].header.size();
+            width[c] = shown(t.columns[c].header).size();  // bytes: a "µs" header is one wider
         for (const auto& row : t.rows) {
             auto& r = cells.emplace_back();
             for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {
-                r.push_back(to_text(row[c]));
+                r.push_back(shown(to_text(row[c])));
                 width[c] = std::max(width[c], display_width(r.back()));
             }
         }
         const std::string pad(2, ' ');
         std::string head;
         for (std::size_t c = 0; c < t.columns.size(); ++c)
-            head += fmt::format("{}{}", c ? pad : "", padded(std::string(t.columns[c].header), width[c]));
+            head += fmt::format("{}{}", c ? pad : "", padded(shown(t.columns[c].header), width[c]));
         line(pad + bold(rtrim(head)));
         for (const auto& r : cells) {
             std::string s;
@@ -61,10 +64,12 @@ public:
     void note(std::string_view text) override
     {
         flush_fields();
-        line(text);
+        line(shown(text));
     }
 
 private:
+    static std::string shown(std::string_view s) { return util::escape_text(s); }
+
     struct Pending {
         std::string label;
         std::string text;
@@ -96,7 +101,7 @@ private:
     {
         flush_fields();
         if (!heading.empty()) {
-            line(bold(heading));
+            line(bold(shown(heading)));
             ++depth_;
         }
         headed_.push_back(!heading.empty());

@@ -11,6 +11,7 @@
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/explain/parse.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::explain {
 
@@ -330,6 +331,15 @@ bool LogReport::all_decoded() const
     return true;
 }
 
+std::vector<std::size_t> LogReport::not_utf8_lines() const
+{
+    std::vector<std::size_t> out;
+    for (const auto& l : lines)
+        if (!l.utf8)
+            out.push_back(l.number);
+    return out;
+}
+
 std::vector<Attribution> attribute_line(std::string_view line) { return LineScan(line).run(); }
 
 LogReport explain_log(std::istream& in)
@@ -343,6 +353,7 @@ LogReport explain_log(std::istream& in)
             continue;
         LogLine l;
         l.number = number;
+        l.utf8 = util::is_utf8(text);
         l.found = attribute_line(text);
         l.text = std::move(text);
         r.lines.push_back(std::move(l));

@@ -43,7 +43,8 @@ struct Attribution {
 
 struct LogLine {
     std::size_t number = 0;  // 1-based line number in the input
-    std::string text;
+    std::string text;                // the bytes as read (a log is bytes, not UTF-8)
+    bool utf8 = true;                // false: the line holds bytes that are not UTF-8
     std::vector<Attribution> found;  // empty: unattributed
 };
 
@@ -52,6 +53,9 @@ struct LogReport {
     std::size_t attributed_lines() const;
     std::size_t values() const;
     bool all_decoded() const;    // every value found was decoded
+    // The numbers of the lines that hold bytes that are not UTF-8 (each is
+    // still scanned like any other line).
+    std::vector<std::size_t> not_utf8_lines() const;
 };
 
 // The values of one line, each once (by topic and number).

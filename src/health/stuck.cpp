@@ -10,6 +10,7 @@
 #include "src/decode/qp.hpp"
 #include "src/health/counter_checks.hpp"
 #include "src/kernel/sysfs.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::health {
 
@@ -242,7 +243,8 @@ std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double 
                   {"sq_psn", q.sq_psn ? std::to_string(*q.sq_psn) : "-"},
                   {"rq_psn", q.rq_psn ? std::to_string(*q.rq_psn) : "-"},
                   {"pid", q.pid ? std::to_string(*q.pid) : "-"},
-                  {"comm", q.comm}};
+                  {"comm", q.comm},
+                  {"comm_raw", util::hex_bytes(q.comm)}};
         f.summary = fmt::format("QP {:#x} of {} is stuck: {}", q.lqpn, owner_text(q),
                                 v.error_state ? stuck_state_name(q.state)
                                               : fmt::format("destination QP {:#x} gone, no progress in {:g} s",

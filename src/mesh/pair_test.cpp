@@ -12,6 +12,7 @@
 #include "src/perf/pingpong/loop.hpp"
 #include "src/perf/test_common.hpp"
 #include "src/verbs/test_resources.hpp"
+#include "src/util/json_text.hpp"
 
 namespace qps::mesh {
 
@@ -36,7 +37,7 @@ public:
     {
         mine["step"] = step;
         mine["error"] = nullptr;
-        link_.send(mine.dump());
+        link_.send(util::json_text(mine));
         const auto text = link_.receive(ctx_.deadline);
         if (!text) {
             if (net::interrupt_pending())
@@ -51,7 +52,7 @@ public:
             throw PairFailure(fmt::format("{}: {}", rank_name(*ctx_.partner), theirs["error"].get<std::string>()));
         if (theirs["step"] != step)
             throw PairFailure(fmt::format("{} is at step '{}', this rank at '{}'", rank_name(*ctx_.partner),
-                                          theirs["step"].dump(), step));
+                                          util::json_text(theirs["step"]), step));
         return theirs;
     }
 
@@ -59,7 +60,7 @@ public:
     [[noreturn]] void fail(std::string_view step, const std::string& why)
     {
         Json j{{"step", step}, {"error", fmt::format("{}: {}", step, why)}};
-        link_.send(j.dump());
+        link_.send(util::json_text(j));
         throw PairFailure(fmt::format("{}: {}: {}", rank_name(*ctx_.mine), step, why));
     }
 

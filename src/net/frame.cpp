@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "src/error.hpp"
+#include "src/util/outside_bytes.hpp"
+#include "src/util/json_text.hpp"
 
 namespace qps::net {
 
@@ -26,23 +28,7 @@ std::string json_error_text(const std::exception& e)
 
 std::string printable(std::string_view bytes, std::size_t max)
 {
-    std::string out;
-    const std::size_t n = std::min(bytes.size(), max);
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto c = static_cast<unsigned char>(bytes[i]);
-        if (c == '\n')
-            out += "\\n";
-        else if (c == '\r')
-            out += "\\r";
-        else if (c == '\t')
-            out += "\\t";
-        else if (c == '\\')
-            out += "\\\\";
-        else if (c >= 0x20 && c < 0x7f)
-            out += static_cast<char>(c);
-        else
-            out += fmt::format("\\x{:02x}", c);
-    }
+    std::string out = util::escape_text(bytes.substr(0, max));
     if (bytes.size() > max)
         out += "...";
     return out;
@@ -58,7 +44,7 @@ std::string quote(const Json& value, std::size_t max)
 
 std::string encode_frame(const Json& message)
 {
-    const std::string body = message.dump(-1, ' ', /*ensure_ascii=*/false, Json::error_handler_t::replace);
+    const std::string body = util::json_text(message);
     if (body.size() > max_frame_bytes)
         throw OperationError(fmt::format("exchange message {} of {} bytes exceeds the limit of {} bytes",
                                          message.is_object() && message.contains("type") ? quote(message["type"])

@@ -54,9 +54,10 @@ Json decode_frame_body(std::string_view body);
 // receive would produce from these bytes. For the fuzzer and the tests.
 Json decode_frame(std::string_view bytes);
 
-// Peer-supplied bytes made safe for a one-line message: printable ASCII as
-// is, everything else as \n, \r, \t or \xNN; longer input is cut to `max`
-// bytes and marked with "...".
+// Peer-supplied bytes made safe for a one-line message: the text rule of
+// src/util/outside_bytes.hpp (control characters and ill-formed bytes
+// escaped: \n, \e, \xNN); longer input is cut to `max` bytes (a character
+// cut in two shows as its bytes) and marked with "...".
 std::string printable(std::string_view bytes, std::size_t max = 64);
 
 // A JSON value quoted for an error message: compact, ASCII only, cut to

@@ -6,6 +6,7 @@
 
 #include "src/decode/gid.hpp"
 #include "src/error.hpp"
+#include "src/util/json_text.hpp"
 
 namespace qps::qp {
 
@@ -89,7 +90,7 @@ void get(const Json& j, const char* key, std::optional<T>& out, std::uint64_t ma
     const Json& v = j.at(key);
     const bool whole = v.is_number_unsigned() || (v.is_number_integer() && v.get<std::int64_t>() >= 0);
     if (!whole || v.get<std::uint64_t>() > max || v.get<std::uint64_t>() < min)
-        throw UsageError(fmt::format("{}: '{}' is not a whole number in {}..{}", key, v.dump(), min, max));
+        throw UsageError(fmt::format("{}: '{}' is not a whole number in {}..{}", key, util::json_text(v), min, max));
     out = static_cast<T>(v.get<std::uint64_t>());
 }
 
@@ -168,7 +169,7 @@ ModifyRequest modify_request_from_json(const Json& j)
         const Json& v = j.at("dgid");
         auto g = v.is_string() ? parse_gid(v.get<std::string>()) : std::nullopt;
         if (!g)
-            throw UsageError(fmt::format("dgid: '{}' is not a GID (IPv6 form) or an IPv4 address", v.dump()));
+            throw UsageError(fmt::format("dgid: '{}' is not a GID (IPv6 form) or an IPv4 address", util::json_text(v)));
         r.dgid = g;
     }
     get(j, "dlid", r.dlid, 0xffff);

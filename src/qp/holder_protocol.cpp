@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "src/error.hpp"
+#include "src/util/json_text.hpp"
 
 namespace qps::qp {
 
@@ -70,7 +71,7 @@ void read_all(int fd, char* data, std::size_t size, Clock::time_point deadline)
 
 void send_message(int fd, const Json& message, std::chrono::milliseconds timeout)
 {
-    const std::string body = message.dump();
+    const std::string body = util::json_text(message);
     if (body.size() > max_message_bytes)
         throw OperationError(fmt::format("holder message of {} bytes exceeds the limit of {}", body.size(),
                                          max_message_bytes));

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/kernel/rdma_netlink.hpp"
+#include "src/util/json_text.hpp"
 
 int main()
 {
@@ -33,7 +34,7 @@ int main()
             j["driver"] = drv;
             out.push_back(std::move(j));
         }
-        std::puts(out.dump(2).c_str());
+        std::puts(qps::util::json_text(out, 2).c_str());  // a process name may be any bytes
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "list_kernel_qps: %s\n", e.what());

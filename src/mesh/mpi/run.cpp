@@ -24,6 +24,8 @@
 #include "src/perf/clock.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/test_resources.hpp"
+#include "src/util/json_text.hpp"
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::mesh::mpi {
 
@@ -121,7 +123,7 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
 
 std::vector<RankInfo> gather_ranks(const RankInfo& mine, int n)
 {
-    std::string record = to_json(mine).dump();
+    std::string record = util::json_text(to_json(mine));
     record.resize(rank_record_bytes, '\0');
     std::string all(rank_record_bytes * static_cast<std::size_t>(n), '\0');
     MPI_Allgather(record.data(), static_cast<int>(rank_record_bytes), MPI_CHAR, all.data(),
@@ -206,7 +208,7 @@ public:
         if (!options_.svg_path.empty())
             write_file(options_.svg_path, fmt_out::mesh_svg(report_, svg_metric_of(options_)));
         if (options_.json)
-            std::cout << fmt_out::mesh_json(report_, a, options_).dump(2) << '\n';
+            std::cout << util::json_text(fmt_out::mesh_json(report_, a, options_), 2) << '\n';
         else
             std::cout << fmt_out::mesh_text(report_, a, options_);
         std::cout.flush();
@@ -222,7 +224,7 @@ private:
             return;
         last_write_ = Clock::now();
         const Analysis a = analyse(report_, options_.threshold, options_.expect);
-        write_file(options_.output_path, fmt_out::mesh_json(report_, a, options_).dump(2) + "\n");
+        write_file(options_.output_path, util::json_text(fmt_out::mesh_json(report_, a, options_), 2) + "\n");
     }
 
     // Written whole, then renamed: a reader never sees half a document.
@@ -296,7 +298,7 @@ std::optional<PairResult> run_my_pair(const Run& run, std::size_t round, Clock::
 // word. Returns nullopt to go on, else the exit code (MPI finalized).
 std::optional<int> report_and_wait(const Run& run, std::size_t round, const std::optional<PairResult>& result)
 {
-    send_to(0, tag(static_cast<std::uint32_t>(round), Channel::result), result ? to_json(*result).dump() : "null");
+    send_to(0, tag(static_cast<std::uint32_t>(round), Channel::result), result ? util::json_text(to_json(*result)) : "null");
     const auto word = receive_from(0, tag(static_cast<std::uint32_t>(round), Channel::control),
                                    Clock::now() + run.timeout + report_grace + control_grace);
     if (!word) {
@@ -342,7 +344,8 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
             test_s = std::max(test_s, side.seconds);
             collector.add(side);
         } catch (const std::exception& e) {
-            std::cerr << fmt::format("qpscope-mesh: rank {} sent a malformed record: {}\n", from, e.what());
+            std::cerr << fmt::format("qpscope-mesh: rank {} sent a malformed record: {}\n", from,
+                                     util::escape_text(e.what()));
         }
     }
     RoundTiming timing;
@@ -374,7 +377,7 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
             send_to(to, control_tag, "stop");
     if (show_progress)
         std::cerr << '\n';
-    std::cerr << "qpscope-mesh: the run ended early: " << why << '\n';
+    std::cerr << "qpscope-mesh: the run ended early: " << util::escape_text(why) << '\n';
     leave(collector.finish());
 }
 
@@ -426,7 +429,7 @@ int run(int argc, char** argv)
     MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (verdict >= 0) {
         if (run.rank == 0 && !parse_error.empty())
-            std::cerr << "qpscope-mesh: " << parse_error << '\n';
+            std::cerr << "qpscope-mesh: " << util::escape_text(parse_error) << '\n';
         MPI_Finalize();
         return verdict;
     }
@@ -435,10 +438,9 @@ int run(int argc, char** argv)
         MPI_Finalize();
         return exit_usage;
     }
-    const Json plan = Json::parse(broadcast(run.rank == 0 ? Json{{"tests", to_json(run.options.tests)},
-                                                                  {"pairs", pairs_name(run.options.pairs)},
-                                                                  {"seed", run.options.pairs.seed}}
-                                                                .dump()
+    const Json plan = Json::parse(broadcast(run.rank == 0 ? util::json_text(Json{{"tests", to_json(run.options.tests)},
+                                                                                  {"pairs", pairs_name(run.options.pairs)},
+                                                                                  {"seed", run.options.pairs.seed}})
                                                           : std::string()));
     run.options.tests = test_spec_from_json(plan.at("tests"));
     PairSpec pair_spec = parse_pairs(plan.at("pairs").get<std::string>());

@@ -132,3 +132,19 @@ TEST_CASE("explain --log: blank lines skipped, unattributed lines kept, counts")
     REQUIRE_FALSE(b.lines[0].found.empty());
     CHECK_FALSE(b.all_decoded());
 }
+
+TEST_CASE("explain --log: a line with bytes that are not UTF-8 is named, and it and the others are still read")
+{
+    std::istringstream in("Failed status transport retry counter exceeded (12) for wr_id 1\n"
+                          "host\xFF\xFE: NET/IB : Got completion from peer with status=13 opcode=0\n"
+                          "Failed status remote access error (10) for wr_id 2\n");
+    const auto r = explain::explain_log(in);
+    REQUIRE(r.lines.size() == 3);
+    CHECK(r.lines[0].utf8);
+    CHECK_FALSE(r.lines[1].utf8);
+    CHECK(r.lines[1].text == "host\xFF\xFE: NET/IB : Got completion from peer with status=13 opcode=0");
+    CHECK(r.lines[2].utf8);
+    CHECK(r.not_utf8_lines() == std::vector<std::size_t>{2});
+    CHECK(r.attributed_lines() == 3);
+    CHECK(r.lines[2].found.at(0).explanation.name == "REM_ACCESS_ERR");
+}

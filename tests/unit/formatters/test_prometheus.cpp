@@ -52,6 +52,9 @@ TEST_CASE("prometheus: label values and HELP text are escaped")
     CHECK(prometheus_label_value("a\\b") == "a\\\\b");
     CHECK(prometheus_label_value("a\nb") == "a\\nb");
     CHECK(prometheus_help_text("say \"x\" a\\b\nc") == "say \"x\" a\\\\b\\nc");  // quotes stay in HELP
+    // The exposition format is UTF-8: bytes that are not become U+FFFD.
+    CHECK(prometheus_label_value("rxe\xff" "0") == "rxe\xef\xbf\xbd" "0");
+    CHECK(prometheus_help_text("\xc0\xaf") == "\xef\xbf\xbd\xef\xbf\xbd");
 }
 
 TEST_CASE("prometheus: the sample report, line by line")

@@ -126,7 +126,10 @@ TEST_CASE("bytes from the peer never reach an error message raw")
     CHECK(contains(e, "message is not valid JSON"));
     CHECK(ascii_printable(e));
     CHECK(ascii_printable(body_error("\x01\x02\x7f\x80")));
-    CHECK(printable("a\tb\r\n\\\x01\xe2\x80\x94") == "a\\tb\\r\\n\\\\\\x01\\xe2\\x80\\x94");
+    // The one rule for outside bytes (src/util/outside_bytes.hpp): valid
+    // UTF-8 kept, controls and ill-formed bytes escaped, a backslash kept.
+    CHECK(printable("a\tb\r\n\\\x01\xe2\x80\x94\xff") == "a\\tb\\r\\n\\\\x01\xe2\x80\x94\\xff");
+    CHECK(printable("\xe2\x80\x94", 2) == "\\xe2\\x80...");
     CHECK(printable(std::string(100, 'x'), 4) == "xxxx...");
     CHECK(quote(Json("größe")) == R"("gr\u00f6\u00dfe")");
 }

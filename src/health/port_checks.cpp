@@ -239,12 +239,14 @@ std::vector<decode::GidKind> gid_kinds_for(const Destination& d)
             out.push_back(k);
     };
     for (const auto& a : d.addresses) {
-        if (!a.loopback) {
-            add(a.kind);
-            continue;
-        }
         add(a.kind);
+        if (!a.loopback)
+            continue;
+        // The server is this host and picks its own GID: any kind can meet
+        // it (even link-local to link-local on one segment); the family
+        // given first, then the other routable one, then link-local.
         add(a.kind == GidKind::ipv4 ? GidKind::ipv6_global : GidKind::ipv4);
+        add(GidKind::ipv6_link_local);
     }
     return out;
 }
@@ -301,10 +303,9 @@ Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optio
         return r;
     }
     r.status = Status::fail;
-    const bool only_loopback = std::all_of(d.addresses.begin(), d.addresses.end(), [](const auto& a) { return a.loopback; });
-    r.summary = fmt::format("source GID {} of {} cannot reach destination {}: {} needs {} {} GID", gid_entry_text(*source),
+    r.summary = fmt::format("source GID {} of {} cannot reach destination {}: {} {} {} GID", gid_entry_text(*source),
                             where, destination_text(d),
-                            only_loopback ? "a connection to this host over RoCE" : "that address",
+                            d.addresses.size() == 1 ? "that address needs" : "those addresses need",
                             wanted.front() == "IPv4" ? "an" : "a", fmt::join(wanted, " or "));
     r.why = "RoCE v2 carries the GIDs as the packets' IP source and destination: a link-local GID reaches only "
             "link-local peers, an IPv4-mapped one IPv4 peers, a global IPv6 one global IPv6 peers; the kernel "
@@ -321,7 +322,7 @@ Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optio
         r.fix = fmt::format("give {} {} {} address (ip addr add ADDR/LEN dev {}; its GID appears at once), or use a "
                             "device whose port has one (-d; qpscope ports lists each port's GIDs){}",
                             nd, wanted.front() == "IPv4" ? "an" : "a", wanted.front(), nd,
-                            only_loopback ? "" : ", or give the peer's address of the GID's kind");
+                            ", or give the peer's address of the GID's kind");
     }
     return r;
 }

@@ -69,8 +69,11 @@ std::optional<Destination::Address> classify_address(const std::string& text);
 Destination read_destination(const std::string& host);
 
 // The GID kinds that reach `d`, most wanted first: each address's own kind;
-// a loopback address (the server is this host, so the path is this port to
-// itself) any routable kind, its own family's first. Empty: no addresses.
+// a loopback address (the server is this host and chooses its own GID) any
+// kind, its own family's first, then the other routable one, then
+// link-local: a loopback destination says nothing about the RoCE path, and
+// TestResources::connect compares the two GIDs' families once the server's
+// is known. Empty: no addresses.
 std::vector<decode::GidKind> gid_kinds_for(const Destination& d);
 
 // id "port.gid_kind": the source GID a client will use (`chosen`, an index

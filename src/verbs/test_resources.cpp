@@ -143,6 +143,23 @@ std::string verb_failure_hint(std::string_view verb, int err, const std::string&
     return fmt::format("{}", fmt::join(parts, "; "));
 }
 
+void TestResources::check_gid_families(const RemoteEndpoint& peer) const
+{
+    // RoCE v2 carries the GIDs as IP addresses: an IPv4-mapped source cannot
+    // address an IPv6 destination or the other way round, and the kernel's
+    // refusal (ibv_modify_qp to RTR: EINVAL) would not say so.
+    const bool mine_v4 = decode::gid_kind(local_.gid) == decode::GidKind::ipv4;
+    const bool theirs_v4 = decode::gid_kind(peer.gid) == decode::GidKind::ipv4;
+    if (mine_v4 == theirs_v4 || port_attr().link_layer != IBV_LINK_LAYER_ETHERNET)
+        return;
+    throw OperationError(fmt::format(
+        "{} port {}: the source GID and the peer's are of different IP families ({}), which RoCE v2 cannot "
+        "connect (ibv_modify_qp to RTR would fail with EINVAL); fix: use a GID of the peer's family on this side "
+        "(-x; qpscope ports -d {} lists them, or give its netdev an {} address), or one of this side's family on "
+        "the peer's",
+        device_name_, setup_.port, address_passed(peer), device_name_, theirs_v4 ? "IPv4" : "IPv6"));
+}
+
 void TestResources::connect(const RemoteEndpoint& peer)
 {
     remote_ = peer;
@@ -168,6 +185,8 @@ void TestResources::connect(const RemoteEndpoint& peer)
     given.retry_cnt = 7;
     given.rnr_retry = 7;
     given.min_rnr_timer = 12;
+    if (global)
+        check_gid_families(peer);
     const ibv_mtu mtu = std::min(local_.mtu, peer.mtu);
     // What the QP has after RESET->INIT, for the address vector of the later
     // steps (which do not carry the port).

@@ -99,6 +99,10 @@ public:
     std::uint8_t reads_in_flight() const { return rd_atomic_; }
 
 private:
+    // OperationError when this side's GID and the peer's are of different IP
+    // families on RoCE (IPv4-mapped against IPv6), before any verb sees them.
+    void check_gid_families(const RemoteEndpoint& peer) const;
+
     TestSetup setup_;
     std::string device_name_;
     GidChoice gid_;

@@ -201,8 +201,9 @@ void TestResources::connect(const RemoteEndpoint& peer)
                                           static_cast<int>(*step.request.state)),
                               rc,
                               verb_failure_hint("modify_qp", rc, global ? address_passed(peer) : std::string(),
-                                                "'qpscope qp modify --dry-run' with the same attributes explains "
-                                                "the rules"));
+                                                rc == EINVAL ? "'qpscope qp modify --dry-run' with the same "
+                                                               "attributes explains the rules"
+                                                             : ""));
     }
     if (setup_.type == IBV_QPT_UD) {
         ibv_ah_attr ah{};

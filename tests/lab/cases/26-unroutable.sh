@@ -85,25 +85,28 @@ expect_true "port.loopback ok (got $(ll_doc_field port.loopback summary))" test 
 sysctl -qw net.ipv6.conf.veth6.disable_ipv6=1
 
 case_ "unroutable port, no IPv6 on the netdev: doctor's loopback points at the addresses, never the driver"
-for who in root nobody; do
-  for dev in "-d rxe6" ""; do
-    if [ $who = root ]; then run timeout 120 "$q" --json doctor $dev --interval 0.1
-    else run timeout 120 "${nobody[@]}" "$q" --json doctor $dev --interval 0.1; fi
-    expect_rc 1
-    what="$who doctor ${dev:-(no -d)}"
-    expect_true "$what: port.loopback fails (got $(ll_doc_field port.loopback summary))" test "$(ll_doc_field port.loopback status)" = fail
-    expect_true "$what: the errno is an addressing one (got $(ll_doc_field port.loopback summary))" \
-      grep -qE "ENETUNREACH|EHOSTUNREACH|EADDRNOTAVAIL|EINVAL" <<<"$(ll_doc_field port.loopback summary)"
-    expect_true "$what: why names port.roce_gid (got $(ll_doc_field port.loopback why))" grep -qF "port.roce_gid says why" <<<"$(ll_doc_field port.loopback why)"
-    expect_true "$what: the fix is the address (got $(ll_doc_field port.loopback fix))" grep -qF "ip addr add ADDR/LEN dev veth6" <<<"$(ll_doc_field port.loopback fix)"
-    expect_true "$what: not the driver" test -z "$(ll_doc_field port.loopback fix | grep -i driver)"
-    expect_true "$what: the verb's errno meaning and the GIDs passed (got $(ll_doc_field port.loopback summary))" \
-      grep -qF "passed sgid_index 0 = fe80:" <<<"$(ll_doc_field port.loopback summary)"
-    if [ -z "$dev" ]; then
-      expect_true "$what: rxe0's loopback still ok" \
-        test "$(jq -r '[.findings[] | select(.id == "port.loopback" and .device == "rxe0") | .status] | join(",")' <<<"$out")" = ok
-    fi
-  done
+# root with -d and without it; nobody without it (the text run below is
+# root's with -d again).
+for run_as in "root -d rxe6" "root" "nobody"; do
+  read -r who dev <<<"$run_as"
+  if [ "$who" = root ]; then run timeout 120 "$q" --json doctor $dev --interval 0.1
+  else run timeout 120 "${nobody[@]}" "$q" --json doctor $dev --interval 0.1; fi
+  expect_rc 1
+  what="$who doctor ${dev:-(no -d)}"
+  summary=$(ll_doc_field port.loopback summary)
+  expect_true "$what: port.loopback fails (got $summary)" test "$(ll_doc_field port.loopback status)" = fail
+  expect_true "$what: with an addressing errno" grep -qE "ENETUNREACH|EHOSTUNREACH|EADDRNOTAVAIL|EINVAL" <<<"$summary"
+  expect_true "$what: with the verb's errno meaning and the GIDs passed" \
+    grep -qF "no route to the dgid's IP address from the RDMA netdev; passed sgid_index 0 = fe80:" <<<"$summary"
+  expect_true "$what: why names port.roce_gid (got $(ll_doc_field port.loopback why))" \
+    grep -qF "port.roce_gid says why" <<<"$(ll_doc_field port.loopback why)"
+  expect_true "$what: the fix is the address (got $(ll_doc_field port.loopback fix))" \
+    grep -qF "ip addr add ADDR/LEN dev veth6" <<<"$(ll_doc_field port.loopback fix)"
+  expect_true "$what: not the driver" test -z "$(ll_doc_field port.loopback fix | grep -i driver)"
+  if [ -z "$dev" ]; then
+    expect_true "$what: rxe0's loopback still ok" \
+      test "$(jq -r '[.findings[] | select(.id == "port.loopback" and .device == "rxe0") | .status] | join(",")' <<<"$out")" = ok
+  fi
 done
 run timeout 120 "$q" doctor -d rxe6 --interval 0.1
 expect_rc 1

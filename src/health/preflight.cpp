@@ -73,6 +73,8 @@ std::vector<verbs::GidCandidate> gid_candidates(const verbs::PortSnapshot& p)
 
 // Without -d: the first device whose port has a GID of one of `kinds` (or
 // is not RoCE), else the first device (whose check then names the fault).
+// A device that cannot be read stops the search there: its own checks name
+// why (a device file this user may not open is not passed over silently).
 verbs::ListedDevice device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds)
 {
     for (const auto& d : verbs::list_devices()) {
@@ -87,7 +89,7 @@ verbs::ListedDevice device_for(std::uint32_t port, const std::vector<decode::Gid
                 if (std::find(kinds.begin(), kinds.end(), decode::gid_kind(c.gid)) != kinds.end())
                     return d;
         } catch (const std::exception&) {
-            // Not readable by this user, or no such port: the next one.
+            return d;
         }
     }
     return verbs::resolve_device("");

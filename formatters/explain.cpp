@@ -34,7 +34,8 @@ void render_body(const explain::Explanation& e, Printer& p)
 
 std::string heading_of(const explain::Explanation& e)
 {
-    return fmt::format("{} {}: {}{}", e.topic, e.input, e.name, e.decoded ? "" : " (not decoded)");
+    return fmt::format("{} {}: {}{}{}", e.topic, e.input, e.name, e.number.empty() ? "" : " (" + e.number + ")",
+                       e.decoded ? "" : " (not decoded)");
 }
 
 }  // namespace

@@ -33,4 +33,23 @@ bool gid_is_zero(const GidBytes& g)
     return std::all_of(g.begin(), g.end(), [](auto b) { return b == 0; });
 }
 
+GidKind gid_kind(const GidBytes& g)
+{
+    if (gid_ipv4(g))
+        return GidKind::ipv4;
+    if (g[0] == 0xfe && (g[1] & 0xc0) == 0x80)
+        return GidKind::ipv6_link_local;
+    return GidKind::ipv6_global;
+}
+
+std::string_view gid_kind_name(GidKind kind)
+{
+    switch (kind) {
+    case GidKind::ipv4: return "IPv4";
+    case GidKind::ipv6_global: return "global IPv6";
+    case GidKind::ipv6_link_local: return "link-local IPv6";
+    }
+    return "?";
+}
+
 }  // namespace qps::decode

@@ -6,6 +6,7 @@
 #include <infiniband/verbs.h>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "src/decode/decode.hpp"
 
@@ -26,5 +27,14 @@ std::string format_gid(const GidBytes& gid);
 // "192.0.2.1" when the GID is ::ffff:a.b.c.d, else nullopt.
 std::optional<std::string> gid_ipv4(const GidBytes& gid);
 bool gid_is_zero(const GidBytes& gid);
+
+// The kind of address a GID carries, which decides what a RoCE v2 packet
+// from it can reach: an IPv4-mapped GID (::ffff:a.b.c.d) IPv4 peers, a
+// link-local one (fe80::/10, made from the MAC) only its own segment by
+// IPv6 link-local, any other a global IPv6 peer.
+enum class GidKind { ipv4, ipv6_global, ipv6_link_local };
+GidKind gid_kind(const GidBytes& gid);
+// "IPv4", "global IPv6", "link-local IPv6".
+std::string_view gid_kind_name(GidKind kind);
 
 }  // namespace qps::decode

@@ -105,4 +105,14 @@ inline constexpr std::array<VerbErrno, 27> verb_errno_table{{
      "is the server listening on that address and port?;do both sides agree on private data?"},
 }};
 
+// The row for `verb` and `err`, or nullptr: what `explain errno --verb`
+// prints, and what a failed call in qpscope's own flow adds to its error.
+constexpr const VerbErrno* find_verb_errno(std::string_view verb, int err)
+{
+    for (const auto& v : verb_errno_table)
+        if (v.verb == verb && v.err == err)
+            return &v;
+    return nullptr;
+}
+
 }  // namespace qps::decode

@@ -85,16 +85,11 @@ Explanation errno_value(std::string_view value, const Context& context)
     if (!info)
         throw UsageError(util::unknown_name_message("verb", context.verb, verb_names(), "verbs are"));
     e.facts.push_back({"verb", "verb", fmt::format("{}: {}", info->call, info->returns)});
-    bool found = false;
-    for (const auto& v : decode::verb_errno_table) {
-        if (v.verb != verb || v.err != err)
-            continue;
-        found = true;
-        e.facts.push_back({"meaning", "meaning", std::string(v.meaning)});
-        for (auto& c : decode::split_checks(v.checks))
+    if (const decode::VerbErrno* v = decode::find_verb_errno(verb, err)) {
+        e.facts.push_back({"meaning", "meaning", std::string(v->meaning)});
+        for (auto& c : decode::split_checks(v->checks))
             e.checks.push_back(std::move(c));
-    }
-    if (!found) {
+    } else {
         std::vector<std::string> known;
         for (const auto& v : decode::verb_errno_table)
             if (v.verb == verb)

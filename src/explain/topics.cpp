@@ -271,7 +271,9 @@ std::vector<std::string> value_names(std::string_view topic)
     return {};
 }
 
-Explanation explain(std::string_view topic, std::string_view value, const Context& context)
+namespace {
+
+Explanation explain_topic_value(std::string_view topic, std::string_view value, const Context& context)
 {
     if (topic == "wc-status")
         return wc_status(value);
@@ -317,6 +319,18 @@ Explanation explain(std::string_view topic, std::string_view value, const Contex
     for (const auto& t : topic_table)
         names.emplace_back(t.name);
     throw UsageError(util::unknown_name_message("topic", topic, names, "topics are"));
+}
+
+}  // namespace
+
+Explanation explain(std::string_view topic, std::string_view value, const Context& context)
+{
+    Explanation e = explain_topic_value(topic, value, context);
+    // A value given by name (or as a duration, a size) shows its number, as
+    // a number shows its name. A GID is its own number.
+    if (topic != "gid" && !detail::number_of(detail::trim(value)))
+        e.number = is_mask_topic(topic) ? fmt::format("{:#x}", static_cast<std::uint64_t>(e.raw)) : std::to_string(e.raw);
+    return e;
 }
 
 }  // namespace qps::explain

@@ -24,6 +24,7 @@ struct Explanation {
     std::string input;                // as given
     std::int64_t raw = 0;             // the number
     std::string name;                 // its name ("RETRY_EXC_ERR", "1024", "67.109 ms"; masks: names joined by |)
+    std::string number;               // the value given by name: its number ("12"; masks "0x21"), else ""
     std::vector<std::string> names;   // masks: every set bit by name
     std::uint64_t unknown_bits = 0;   // masks: set bits without a name
     std::vector<Fact> facts;          // meaning, derived values

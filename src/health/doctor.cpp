@@ -84,7 +84,8 @@ std::uint32_t netdev_mtu(const std::string& netdev)
     }
 }
 
-Finding loopback_finding(const std::string& device, std::uint32_t port, const DoctorOptions& o)
+Finding loopback_finding(const std::string& device, std::uint32_t port, bool ethernet, const Finding* roce_gid,
+                         const DoctorOptions& o)
 {
     perf::LoopbackSpec spec;
     spec.device = device;
@@ -98,14 +99,9 @@ Finding loopback_finding(const std::string& device, std::uint32_t port, const Do
     f.seen = {{"round_trips", std::to_string(r.round_trips)}, {"gid_index", std::to_string(r.gid_index)}};
     const std::string where = fmt::format("{} port {}", device, port);
     if (!r.ok) {
-        f.status = Status::fail;
-        f.seen.push_back({"error", r.error});
-        f.summary = fmt::format("loopback self-test on {} failed: {}", where, r.error);
-        f.why = "two QPs on the same port could not exchange a message: the device or its driver does not "
-                "carry traffic, whatever the port state says";
-        f.fix = "look at dmesg for the driver's errors; reload the driver (or for Soft-RoCE: rdma link delete "
-                "and add the device again); a firmware reset for hardware NICs";
-        return f;
+        Finding failed = loopback_failure(device, port, r.error, r.failed_call, r.err, ethernet, roce_gid);
+        failed.seen.insert(failed.seen.begin(), f.seen.begin(), f.seen.end());
+        return failed;
     }
     f.status = Status::ok;
     f.seen.push_back({"latency_p50_us", fmt::format("{:.2f}", r.latency_p50_us)});
@@ -291,7 +287,13 @@ DoctorReport run_doctor(const DoctorOptions& o)
             continue;
         }
         say(fmt::format("loopback self-test on {} port {}", pp.device, pp.snap.port_num));
-        out.push_back(loopback_finding(pp.device, pp.snap.port_num, o));
+        const auto roce_gid = std::find_if(out.begin(), out.end(), [&](const Finding& f) {
+            return f.id == "port.roce_gid" && f.device == pp.device && f.port == pp.snap.port_num;
+        });
+        const Finding* gid_finding = roce_gid == out.end() ? nullptr : &*roce_gid;
+        const bool ethernet = pp.snap.attr.link_layer == IBV_LINK_LAYER_ETHERNET;
+        Finding lf = loopback_finding(pp.device, pp.snap.port_num, ethernet, gid_finding, o);
+        out.push_back(std::move(lf));
     }
 
     // Host-wide first, then by device (in the order listed) and port.

@@ -1,10 +1,16 @@
 #include "src/health/port_checks.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <arpa/inet.h>
+#include <memory>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
@@ -170,6 +176,200 @@ Finding check_roce_gid(const std::string& device, std::uint32_t port, const std:
     r.fix = fmt::format("add an address to {}: ip addr add ADDR/LEN dev {}", netdev.empty() ? "the netdev" : netdev,
                         netdev.empty() ? "NETDEV" : netdev);
     return r;
+}
+
+decode::GidKind kind_of(const GidEntry& g)
+{
+    if (!g.ipv4.empty())
+        return decode::GidKind::ipv4;
+    return g.link_local ? decode::GidKind::ipv6_link_local : decode::GidKind::ipv6_global;
+}
+
+std::optional<Destination::Address> classify_address(const std::string& text)
+{
+    Destination::Address a;
+    a.text = text;
+    in_addr v4{};
+    if (::inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+        a.kind = decode::GidKind::ipv4;
+        a.loopback = (ntohl(v4.s_addr) >> 24) == 127;
+        return a;
+    }
+    const std::string bare = text.substr(0, text.find('%'));  // fe80::1%veth0
+    in6_addr v6{};
+    if (::inet_pton(AF_INET6, bare.c_str(), &v6) != 1)
+        return std::nullopt;
+    decode::GidBytes bytes{};
+    std::copy(std::begin(v6.s6_addr), std::end(v6.s6_addr), bytes.begin());
+    a.kind = decode::gid_kind(bytes);  // ::ffff:a.b.c.d is IPv4
+    const decode::GidBytes ipv6_loopback{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    a.loopback = bytes == ipv6_loopback || (a.kind == decode::GidKind::ipv4 && bytes[12] == 127);
+    return a;
+}
+
+Destination read_destination(const std::string& host)
+{
+    Destination d;
+    d.host = host;
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_protocol = IPPROTO_TCP;
+    addrinfo* found = nullptr;
+    if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0)
+        return d;
+    const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> guard(found, &::freeaddrinfo);
+    for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+        char text[NI_MAXHOST] = {};
+        if (::getnameinfo(ai->ai_addr, ai->ai_addrlen, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0)
+            continue;
+        if (auto a = classify_address(text);
+            a && std::none_of(d.addresses.begin(), d.addresses.end(), [&](const auto& b) { return b.text == a->text; }))
+            d.addresses.push_back(*a);
+    }
+    return d;
+}
+
+std::vector<decode::GidKind> gid_kinds_for(const Destination& d)
+{
+    using decode::GidKind;
+    std::vector<GidKind> out;
+    const auto add = [&](GidKind k) {
+        if (std::find(out.begin(), out.end(), k) == out.end())
+            out.push_back(k);
+    };
+    for (const auto& a : d.addresses) {
+        add(a.kind);
+        if (!a.loopback)
+            continue;
+        // The server is this host and picks its own GID: any kind can meet
+        // it (even link-local to link-local on one segment); the family
+        // given first, then the other routable one, then link-local.
+        add(a.kind == GidKind::ipv4 ? GidKind::ipv6_global : GidKind::ipv4);
+        add(GidKind::ipv6_link_local);
+    }
+    return out;
+}
+
+namespace {
+
+std::string destination_text(const Destination& d)
+{
+    std::vector<std::string> parts;
+    for (const auto& a : d.addresses)
+        parts.push_back(fmt::format("{} {}", a.text, a.loopback ? "loopback" : decode::gid_kind_name(a.kind)));
+    const std::string addresses = fmt::format("{}", fmt::join(parts, ", "));
+    return d.addresses.size() == 1 && d.addresses.front().text == d.host ? addresses
+                                                                          : fmt::format("{} ({})", d.host, addresses);
+}
+
+std::string gid_entry_text(const GidEntry& g)
+{
+    return fmt::format("index {} {} ({})", g.index, g.ipv4.empty() ? g.gid : g.ipv4, decode::gid_kind_name(kind_of(g)));
+}
+
+}  // namespace
+
+Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optional<std::uint32_t> gid_index,
+                       const std::vector<GidEntry>& gids, std::optional<std::uint32_t> chosen,
+                       const Destination& d, const std::string& netdev)
+{
+    Finding r;
+    r.id = "port.gid_kind";
+    r.device = device;
+    r.port = port;
+    const std::vector<decode::GidKind> kinds = gid_kinds_for(d);
+    const auto source = chosen ? std::find_if(gids.begin(), gids.end(), [&](const GidEntry& g) { return g.index == *chosen; })
+                               : gids.end();
+    r.seen = {{"destination", d.addresses.empty() ? d.host : destination_text(d)}};
+    if (kinds.empty() || source == gids.end()) {
+        // Nothing to compare: the name does not resolve now (connecting says
+        // so), or the port has no GID (port.gid says so).
+        r.status = Status::skipped;
+        r.summary = kinds.empty() ? fmt::format("destination {} did not resolve: nothing to compare the GID with", d.host)
+                                  : fmt::format("{} port {} has no source GID to compare", device, port);
+        return r;
+    }
+    std::vector<std::string_view> wanted;
+    for (auto k : kinds)
+        wanted.push_back(decode::gid_kind_name(k));
+    r.seen.push_back({"source_gid", gid_entry_text(*source)});
+    r.seen.push_back({"kinds_that_reach_it", fmt::format("{}", fmt::join(wanted, ", "))});
+    const std::string where = fmt::format("{} port {}", device, port);
+    if (std::find(kinds.begin(), kinds.end(), kind_of(*source)) != kinds.end()) {
+        r.status = Status::ok;
+        r.summary = fmt::format("source GID {} of {} reaches destination {}", gid_entry_text(*source), where,
+                                destination_text(d));
+        return r;
+    }
+    r.status = Status::fail;
+    r.summary = fmt::format("source GID {} of {} cannot reach destination {}: {} {} {} GID", gid_entry_text(*source),
+                            where, destination_text(d),
+                            d.addresses.size() == 1 ? "that address needs" : "those addresses need",
+                            wanted.front() == "IPv4" ? "an" : "a", fmt::join(wanted, " or "));
+    r.why = "RoCE v2 carries the GIDs as the packets' IP source and destination: a link-local GID reaches only "
+            "link-local peers, an IPv4-mapped one IPv4 peers, a global IPv6 one global IPv6 peers; the kernel "
+            "would refuse the connection later (ibv_modify_qp to RTR: EINVAL, or no route)";
+    const auto match = std::find_if(gids.begin(), gids.end(), [&](const GidEntry& g) {
+        return g.type == "RoCE v2" && std::find(kinds.begin(), kinds.end(), kind_of(g)) != kinds.end();
+    });
+    const std::string nd = netdev.empty() ? "NETDEV" : netdev;
+    if (match != gids.end()) {
+        r.cause = gid_index ? Cause::option : Cause::host;
+        r.fix = fmt::format("use -x {} ({}){}", match->index, gid_entry_text(*match),
+                            gid_index ? ", or leave -x out and qpscope picks a GID that matches" : "");
+    } else {
+        r.fix = fmt::format("give {} {} {} address (ip addr add ADDR/LEN dev {}; its GID appears at once), or use a "
+                            "device whose port has one (-d; qpscope ports lists each port's GIDs){}",
+                            nd, wanted.front() == "IPv4" ? "an" : "a", wanted.front(), nd,
+                            ", or give the peer's address of the GID's kind");
+    }
+    return r;
+}
+
+bool addressing_errno(const std::string& call, int err, bool ethernet)
+{
+    if (err == ENETUNREACH || err == EHOSTUNREACH || err == EADDRNOTAVAIL)
+        return true;
+    const bool resolves_gids = call.starts_with("ibv_create_ah") ||
+                               (call.starts_with("ibv_modify_qp") && call.find("to state 2)") != std::string::npos);
+    return ethernet && err == EINVAL && resolves_gids;
+}
+
+Finding loopback_failure(const std::string& device, std::uint32_t port, const std::string& error,
+                         const std::string& call, int err, bool ethernet, const Finding* roce_gid)
+{
+    Finding f;
+    f.id = "port.loopback";
+    f.device = device;
+    f.port = port;
+    f.status = Status::fail;
+    f.seen = {{"error", error}};
+    if (err != 0)
+        f.seen.push_back({"errno", errno_name(err)});
+    const std::string where = fmt::format("{} port {}", device, port);
+    f.summary = fmt::format("loopback self-test on {} failed: {}", where, error);
+    if (!addressing_errno(call, err, ethernet)) {
+        f.why = "two QPs on the same port could not exchange a message: the device or its driver does not "
+                "carry traffic, whatever the port state says";
+        f.fix = "look at dmesg for the driver's errors; reload the driver (or for Soft-RoCE: rdma link delete "
+                "and add the device again); a firmware reset for hardware NICs";
+        return f;
+    }
+    const bool explained = roce_gid && roce_gid->status != Status::ok;
+    if (explained)
+        f.seen.push_back({"explained_by", roce_gid->id});
+    f.why = fmt::format("the two QPs could not be addressed to each other ({} from {}): the port's GIDs give no "
+                        "route between them, which is a matter of the netdev's IP addresses, not of the device or "
+                        "its driver{}",
+                        errno_name(err), call.empty() ? "the connection" : call,
+                        explained ? fmt::format("; {} says why: {}", roce_gid->id, roce_gid->summary) : "");
+    f.fix = explained && !roce_gid->fix.empty()
+                ? roce_gid->fix + ", then run doctor again"
+                : fmt::format("look at the port's GIDs (qpscope ports -d {}) and its netdev's addresses and routes "
+                              "(ip addr, ip route)",
+                              device);
+    return f;
 }
 
 std::uint32_t rdma_mtu_for_netdev(std::uint32_t netdev_mtu, std::uint32_t max_mtu, const std::string& driver)

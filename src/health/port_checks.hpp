@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/decode/gid.hpp"
 #include "src/health/finding.hpp"
 #include "src/health/local.hpp"
 
@@ -46,6 +47,60 @@ Finding check_link(const LinkFacts& l, const Expect& expect);
 // IPv6 address (routable); warn when it has only link-local ones.
 Finding check_roce_gid(const std::string& device, std::uint32_t port, const std::vector<GidEntry>& gids,
                        const std::string& netdev);
+
+// --- the source GID against the destination ---------------------------------
+
+// The kind of a GID entry: IPv4-mapped, link-local IPv6 or global IPv6.
+decode::GidKind kind_of(const GidEntry& g);
+
+// The host a client was given, resolved as its connection will resolve it.
+struct Destination {
+    struct Address {
+        std::string text;         // numeric, "192.0.2.1", "fe80::1%veth0"
+        decode::GidKind kind = decode::GidKind::ipv4;
+        bool loopback = false;    // 127.0.0.0/8 or ::1: the peer is this host
+    };
+    std::string host;                // as given
+    std::vector<Address> addresses;  // in getaddrinfo's order; empty: not resolved now (connecting reports it)
+};
+// One numeric address classified; nullopt when `text` is not one.
+std::optional<Destination::Address> classify_address(const std::string& text);
+// getaddrinfo (no wait: an unknown or unresolvable name gives no addresses).
+Destination read_destination(const std::string& host);
+
+// The GID kinds that reach `d`, most wanted first: each address's own kind;
+// a loopback address (the server is this host and chooses its own GID) any
+// kind, its own family's first, then the other routable one, then
+// link-local: a loopback destination says nothing about the RoCE path, and
+// TestResources::connect compares the two GIDs' families once the server's
+// is known. Empty: no addresses.
+std::vector<decode::GidKind> gid_kinds_for(const Destination& d);
+
+// id "port.gid_kind": the source GID a client will use (`chosen`, an index
+// into `gids`, the port's valid entries) against the destination it was
+// given (RoCE only). Fails, before any network step, when the GID's kind is
+// not one of gid_kinds_for(d): the kernel would refuse the connection later
+// (ibv_modify_qp to RTR: EINVAL, or ENETUNREACH). The fix names a GID of the
+// port that matches, or the address the netdev lacks. `gid_index`: -x, when
+// given (a mismatch is then the option's fault if another GID matches).
+Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optional<std::uint32_t> gid_index,
+                       const std::vector<GidEntry>& gids, std::optional<std::uint32_t> chosen,
+                       const Destination& d, const std::string& netdev);
+
+// --- doctor's loopback self-test, when it failed --------------------------------
+
+// Whether a failed call of the self-test is about addresses, not the device:
+// ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, or on RoCE an EINVAL from the
+// step that resolves the GIDs (ibv_modify_qp to RTR, ibv_create_ah).
+bool addressing_errno(const std::string& call, int err, bool ethernet);
+
+// id "port.loopback" for a self-test that failed with `error` (`call` and
+// `err`: the call that failed, err 0 when none did). An addressing errno
+// points at the port's addresses and at `roce_gid` (the port's
+// port.roce_gid finding, nullptr when none) when it is not ok; anything
+// else at the device and its driver.
+Finding loopback_failure(const std::string& device, std::uint32_t port, const std::string& error,
+                         const std::string& call, int err, bool ethernet, const Finding* roce_gid);
 
 // The largest RDMA MTU (bytes) a netdev MTU allows under `driver`'s header
 // allowance, capped at the port's max MTU; 0 when not even 256 fits.

@@ -4,6 +4,7 @@
 
 #include "src/decode/gid.hpp"
 #include "src/error.hpp"
+#include "src/verbs/gid_choice.hpp"
 
 namespace qps::health {
 
@@ -54,12 +55,58 @@ std::vector<GidEntry> gid_entries(const verbs::PortSnapshot& p)
     return out;
 }
 
+namespace {
+
+std::vector<verbs::GidCandidate> gid_candidates(const verbs::PortSnapshot& p)
+{
+    std::vector<verbs::GidCandidate> out;
+    for (const auto& g : p.gids) {
+        if (g.err != 0)
+            continue;
+        verbs::GidCandidate c{g.index, {}, static_cast<int>(g.entry.gid_type)};
+        std::copy(std::begin(g.entry.gid.raw), std::end(g.entry.gid.raw), c.gid.begin());
+        if (!decode::gid_is_zero(c.gid))
+            out.push_back(c);
+    }
+    return out;
+}
+
+// Without -d: the first device whose port has a GID of one of `kinds` (or
+// is not RoCE), else the first device (whose check then names the fault).
+// A device that cannot be read stops the search there: its own checks name
+// why (a device file this user may not open is not passed over silently).
+verbs::ListedDevice device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds)
+{
+    for (const auto& d : verbs::list_devices()) {
+        try {
+            const auto snaps = verbs::snapshot_devices(verbs::Filter{d.name, port}, verbs::Detail::tables);
+            if (snaps.empty() || snaps.front().ports.empty())
+                continue;
+            const verbs::PortSnapshot& p = snaps.front().ports.front();
+            if (p.attr.link_layer != IBV_LINK_LAYER_ETHERNET)
+                return d;
+            for (const auto& c : gid_candidates(p))
+                if (std::find(kinds.begin(), kinds.end(), decode::gid_kind(c.gid)) != kinds.end())
+                    return d;
+        } catch (const std::exception&) {
+            return d;
+        }
+    }
+    return verbs::resolve_device("");
+}
+
+}  // namespace
+
 Preflight preflight(const PreflightSpec& spec)
 {
     Preflight out;
     std::vector<Finding>& f = out.findings;
+    if (spec.destination)
+        out.gid_kinds = gid_kinds_for(*spec.destination);
     // 1. The device file, before anything opens it.
-    const verbs::ListedDevice dev = verbs::resolve_device(spec.device);
+    const verbs::ListedDevice dev = spec.device.empty() && !out.gid_kinds.empty()
+                                        ? device_for(spec.port, out.gid_kinds)
+                                        : verbs::resolve_device(spec.device);
     out.device = dev.name;
     f.push_back(check_device_file(dev.name, read_device_file("/dev/infiniband/" + dev.uverbs)));
     throw_first_failure(f);
@@ -78,12 +125,20 @@ Preflight preflight(const PreflightSpec& spec)
                                     static_cast<std::uint32_t>(port.attr.gid_tbl_len), state.ethernet));
         throw_first_failure(f);
     }
+    // 3. A client: the source GID against the destination (RoCE addresses by IP).
+    if (spec.destination && state.ethernet) {
+        const verbs::GidChoice choice = verbs::choose_among(gid_candidates(port), spec.gid_index, out.gid_kinds);
+        f.push_back(check_gid_kind(dev.name, spec.port, spec.gid_index, gid_entries(port),
+                                   choice.found ? std::optional<std::uint32_t>(choice.index) : std::nullopt,
+                                   *spec.destination, state.netdev));
+        throw_first_failure(f);
+    }
     if (spec.mtu) {
         f.push_back(check_mtu(dev.name, spec.port, *spec.mtu, port.attr.active_mtu, port.attr.max_mtu));
         throw_first_failure(f);
     }
 
-    // 3. The process: locked memory and the CPU.
+    // 4. The process: locked memory and the CPU.
     if (spec.memlock_bytes) {
         f.push_back(check_memlock(read_memlock(), spec.memlock_bytes, spec.memlock_what));
         throw_first_failure(f);

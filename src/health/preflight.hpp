@@ -12,6 +12,7 @@
 
 #include "src/health/finding.hpp"
 #include "src/health/local.hpp"
+#include "src/health/port_checks.hpp"
 #include "src/verbs/discovery.hpp"
 
 namespace qps::health {
@@ -25,6 +26,10 @@ struct PreflightSpec {
     std::optional<int> cpu;                 // -c
     std::uint64_t memlock_bytes = 0;        // about to be registered; 0: no check
     std::string memlock_what = "the buffers";
+    // A client's destination: the source GID must be of a kind that reaches
+    // it (check_gid_kind); without -d, the first device whose port has such
+    // a GID is chosen.
+    std::optional<Destination> destination;
 };
 
 // Runs the checks in order and throws the first failure. Returns the
@@ -32,6 +37,7 @@ struct PreflightSpec {
 struct Preflight {
     std::string device;
     std::vector<Finding> findings;
+    std::vector<decode::GidKind> gid_kinds;  // gid_kinds_for(destination), for the GID choice
 };
 Preflight preflight(const PreflightSpec& spec);
 

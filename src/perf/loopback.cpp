@@ -7,6 +7,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "src/error.hpp"
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/clock.hpp"
 #include "src/perf/pingpong/loop.hpp"
@@ -121,6 +122,11 @@ LoopbackResult run_loopback(const LoopbackSpec& spec)
         r.ok = true;
         r.round_trips = client.measured;
         r.latency_p50_us = static_cast<double>(client.histogram.quantile(0.5)) / 1000.0;
+    } catch (const SystemError& e) {
+        r.error = e.what();
+        r.failed_call = e.call;
+        r.err = e.err;
+        return r;
     } catch (const std::exception& e) {
         r.error = e.what();
         return r;

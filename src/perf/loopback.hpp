@@ -25,6 +25,8 @@ struct LoopbackSpec {
 struct LoopbackResult {
     bool ok = false;
     std::string error;                  // why not, when !ok
+    std::string failed_call;            // the verb or system call that failed ("ibv_modify_qp(0x11 to state 2)")
+    int err = 0;                        // and its errno; 0 when no call failed (e.g. a run that timed out)
     std::uint64_t round_trips = 0;
     double latency_p50_us = 0;          // one way (half the round trip), median
     std::uint32_t gid_index = 0;

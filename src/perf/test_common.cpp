@@ -253,7 +253,11 @@ void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
     spec.memlock_bytes = qps * verbs::registered_bytes(test_setup(o, largest));
     spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
                                     largest);
-    o.device = health::preflight(spec).device;
+    if (!o.host.empty())
+        spec.destination = health::read_destination(o.host);
+    health::Preflight checked = health::preflight(spec);
+    o.device = checked.device;
+    o.gid_kinds = std::move(checked.gid_kinds);
 }
 
 verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest)
@@ -265,6 +269,7 @@ verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest)
     setup.type = o.transport;
     setup.buffer_bytes = std::max<std::uint32_t>(largest, 1);
     setup.mtu = o.mtu;
+    setup.gid_kinds = o.gid_kinds;
     setup.max_inline =
         o.inline_mode == InlineMode::off || o.op == Op::read ? 0 : std::min<std::uint32_t>(largest, 1024);
     return setup;

@@ -45,6 +45,9 @@ struct TestOptions {
     // Test parameters the server was given explicitly: they must agree with
     // the client's, or the server names the mismatch.
     std::vector<std::string> server_explicit;
+    // Set by check_local on a client: the GID kinds that reach `host`, most
+    // wanted first (health::gid_kinds_for), for the GID choice.
+    std::vector<decode::GidKind> gid_kinds;
 };
 
 // The shared test parameters as they travel (flat: the exchange carries

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <infiniband/verbs.h>
 
 #include "src/decode/gid.hpp"
@@ -13,14 +14,29 @@ namespace qps::verbs {
 
 namespace {
 
-int rank(const GidCandidate& c)
+int rank(const GidCandidate& c, std::span<const decode::GidKind> prefer)
 {
     const bool v4 = decode::gid_ipv4(c.gid).has_value();
+    int type_rank = 4;
     switch (c.type) {
-    case IBV_GID_TYPE_ROCE_V2: return v4 ? 0 : 1;
-    case IBV_GID_TYPE_ROCE_V1: return v4 ? 2 : 3;
-    default: return 4;
+    case IBV_GID_TYPE_ROCE_V2: type_rank = v4 ? 0 : 1; break;
+    case IBV_GID_TYPE_ROCE_V1: type_rank = v4 ? 2 : 3; break;
+    default: break;
     }
+    if (prefer.empty())
+        return type_rank;
+    // The destination's kinds first, in their order; then everything else.
+    const auto it = std::find(prefer.begin(), prefer.end(), decode::gid_kind(c.gid));
+    const auto kind_rank = static_cast<int>(it - prefer.begin());  // prefer.size() when not wanted
+    return kind_rank * 8 + type_rank;
+}
+
+std::string kinds_text(std::span<const decode::GidKind> kinds)
+{
+    std::vector<std::string_view> names;
+    for (auto k : kinds)
+        names.push_back(decode::gid_kind_name(k));
+    return fmt::format("{}", fmt::join(names, ", then "));
 }
 
 std::string describe(const GidCandidate& c)
@@ -31,14 +47,16 @@ std::string describe(const GidCandidate& c)
 
 }  // namespace
 
-GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optional<std::uint32_t> wanted)
+GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optional<std::uint32_t> wanted,
+                       std::span<const decode::GidKind> prefer)
 {
     GidChoice choice;
     const GidCandidate* best = nullptr;
     for (const auto& c : candidates) {
         if ((wanted && c.index != *wanted) || c.index > 255)  // sgid_index is 8 bits
             continue;
-        if (!best || rank(c) < rank(*best) || (rank(c) == rank(*best) && c.index < best->index))
+        if (!best || rank(c, prefer) < rank(*best, prefer) ||
+            (rank(c, prefer) == rank(*best, prefer) && c.index < best->index))
             best = &c;
     }
     if (!best)
@@ -47,13 +65,18 @@ GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optiona
     choice.index = static_cast<std::uint8_t>(best->index);
     choice.gid = best->gid;
     choice.why = wanted ? fmt::format("index {} as asked ({})", best->index, describe(*best))
-                        : fmt::format("{} — RoCE v2 with an IPv4 address is preferred, then RoCE v2, RoCE v1, "
-                                      "IB; lowest index first",
-                                      describe(*best));
+                 : prefer.empty()
+                     ? fmt::format("{} — RoCE v2 with an IPv4 address is preferred, then RoCE v2, RoCE v1, "
+                                   "IB; lowest index first",
+                                   describe(*best))
+                     : fmt::format("{} — a GID of the destination's kind first ({}), then RoCE v2 with an IPv4 "
+                                   "address, RoCE v2, RoCE v1, IB; lowest index first",
+                                   describe(*best), kinds_text(prefer));
     return choice;
 }
 
-GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted)
+GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted,
+                     std::span<const decode::GidKind> prefer)
 {
     Context ctx;
     try {
@@ -73,7 +96,7 @@ GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional
         std::memcpy(c.gid.data(), e.gid.raw, 16);
         candidates.push_back(c);
     }
-    GidChoice choice = choose_among(candidates, wanted);
+    GidChoice choice = choose_among(candidates, wanted, prefer);
     choice.active_mtu = pa.active_mtu;
     return choice;
 }

@@ -1,13 +1,19 @@
 // Picking the GID a connection should use on a port: RoCE v2 with an
 // IPv4-mapped address first, then other RoCE v2, then RoCE v1, then IB;
-// lowest index within a rank. The reason is returned for the user.
+// lowest index within a rank. A client that knows its destination passes
+// the GID kinds that reach it (health::gid_kinds_for), most wanted first:
+// a GID of one of those kinds goes before any other. The reason is
+// returned for the user.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
+
+#include "src/decode/gid.hpp"
 
 namespace qps::verbs {
 
@@ -26,11 +32,13 @@ struct GidChoice {
 };
 
 // Pure ranking (unit-tested): the best of `candidates`, or of the one
-// with `wanted` index when given.
-GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optional<std::uint32_t> wanted);
+// with `wanted` index when given; `prefer` (may be empty) ranks first.
+GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optional<std::uint32_t> wanted,
+                       std::span<const decode::GidKind> prefer = {});
 
 // Reads the port's GID table (device "" = the first) and chooses.
-GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted);
+GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted,
+                     std::span<const decode::GidKind> prefer = {});
 
 }  // namespace qps::verbs
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/decode/gid.hpp"
+#include "src/decode/verbs_errno.hpp"
 #include "src/error.hpp"
 #include "src/qp/plan.hpp"
 #include "src/verbs/discovery.hpp"
@@ -50,7 +51,7 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
         throw OperationError(fmt::format("{} port {} is not ACTIVE; 'qpscope ports -d {}' shows why", device_name_,
                                          setup.port, device_name_));
 
-    gid_ = choose_gid(device_name_, setup.port, setup.gid_index);
+    gid_ = choose_gid(device_name_, setup.port, setup.gid_index, setup.gid_kinds);
     if (setup.gid_index && !gid_.found)
         throw UsageError(fmt::format("--gid-index {} is not a valid GID entry of {} port {}", *setup.gid_index,
                                      device_name_, setup.port));
@@ -119,6 +120,46 @@ ibv_port_attr TestResources::port_attr() const
     return pa;
 }
 
+std::string TestResources::address_passed(const RemoteEndpoint& peer) const
+{
+    const auto with_ipv4 = [](const std::array<std::uint8_t, 16>& g) {
+        const auto v4 = decode::gid_ipv4(g);
+        return fmt::format("{} ({}{})", decode::format_gid(g), decode::gid_kind_name(decode::gid_kind(g)),
+                           v4 ? " " + *v4 : std::string());
+    };
+    return fmt::format("sgid_index {} = {}, dgid {}", local_.gid_index, with_ipv4(local_.gid), with_ipv4(peer.gid));
+}
+
+std::string verb_failure_hint(std::string_view verb, int err, const std::string& passed, std::string_view otherwise)
+{
+    std::vector<std::string> parts;
+    if (const decode::VerbErrno* v = decode::find_verb_errno(verb, err))
+        parts.push_back(std::string(v->meaning));
+    if (!passed.empty())
+        parts.push_back("passed " + passed);
+    parts.push_back(fmt::format("'qpscope explain errno {} --verb {}' lists what to check", errno_name(err), verb));
+    if (!otherwise.empty())
+        parts.emplace_back(otherwise);
+    return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+void TestResources::check_gid_families(const RemoteEndpoint& peer) const
+{
+    // RoCE v2 carries the GIDs as IP addresses: an IPv4-mapped source cannot
+    // address an IPv6 destination or the other way round, and the kernel's
+    // refusal (ibv_modify_qp to RTR: EINVAL) would not say so.
+    const bool mine_v4 = decode::gid_kind(local_.gid) == decode::GidKind::ipv4;
+    const bool theirs_v4 = decode::gid_kind(peer.gid) == decode::GidKind::ipv4;
+    if (mine_v4 == theirs_v4 || port_attr().link_layer != IBV_LINK_LAYER_ETHERNET)
+        return;
+    throw OperationError(fmt::format(
+        "{} port {}: the source GID and the peer's are of different IP families ({}), which RoCE v2 cannot "
+        "connect (ibv_modify_qp to RTR would fail with EINVAL); fix: use a GID of the peer's family on this side "
+        "(-x; qpscope ports -d {} lists them, or give its netdev an {} address), or one of this side's family on "
+        "the peer's",
+        device_name_, setup_.port, address_passed(peer), device_name_, theirs_v4 ? "IPv4" : "IPv6"));
+}
+
 void TestResources::connect(const RemoteEndpoint& peer)
 {
     remote_ = peer;
@@ -144,6 +185,8 @@ void TestResources::connect(const RemoteEndpoint& peer)
     given.retry_cnt = 7;
     given.rnr_retry = 7;
     given.min_rnr_timer = 12;
+    if (global)
+        check_gid_families(peer);
     const ibv_mtu mtu = std::min(local_.mtu, peer.mtu);
     // What the QP has after RESET->INIT, for the address vector of the later
     // steps (which do not carry the port).
@@ -156,7 +199,11 @@ void TestResources::connect(const RemoteEndpoint& peer)
         if (int rc = ibv_modify_qp(qp_.get(), &attr, mask); rc != 0)
             throw SystemError(fmt::format("ibv_modify_qp({:#x} to state {})", qp_->qp_num,
                                           static_cast<int>(*step.request.state)),
-                              rc, "'qpscope qp modify --dry-run' with the same attributes explains the rules");
+                              rc,
+                              verb_failure_hint("modify_qp", rc, global ? address_passed(peer) : std::string(),
+                                                rc == EINVAL ? "'qpscope qp modify --dry-run' with the same "
+                                                               "attributes explains the rules"
+                                                             : ""));
     }
     if (setup_.type == IBV_QPT_UD) {
         ibv_ah_attr ah{};
@@ -169,8 +216,10 @@ void TestResources::connect(const RemoteEndpoint& peer)
             ah.grh.hop_limit = 64;
         }
         ah_.reset(ibv_create_ah(pd_.get(), &ah));
-        if (!ah_)
-            throw SystemError("ibv_create_ah", errno);
+        if (!ah_) {
+            const int err = errno;
+            throw SystemError("ibv_create_ah", err, verb_failure_hint("create_ah", err, address_passed(peer), ""));
+        }
     }
 }
 

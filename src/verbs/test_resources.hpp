@@ -10,6 +10,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "src/qp/attributes.hpp"
 #include "src/verbs/gid_choice.hpp"
@@ -30,6 +32,9 @@ struct TestSetup {
     std::uint32_t send_depth = 128, recv_depth = 128;
     std::uint32_t max_inline = 0;       // asked for; granted may be lower
     std::optional<ibv_mtu> mtu;         // nullopt = the port's active MTU
+    // A client: the GID kinds that reach its destination, most wanted first
+    // (health::gid_kinds_for); the GID choice prefers them. Empty: no preference.
+    std::vector<decode::GidKind> gid_kinds;
 };
 
 // What the peer needs to reach this side, and what this side chose.
@@ -58,12 +63,21 @@ struct RemoteEndpoint {
 // send and the receive half (each rounded up to 64 bytes), in whole pages.
 std::size_t registered_bytes(const TestSetup& setup);
 
+// The text a SystemError of a verb in our own flow carries after the errno:
+// what the errno means for that verb (decode/verbs_errno.hpp, the table
+// `explain errno N --verb VERB` prints), the attributes passed (`passed`,
+// may be empty), the explain command that lists the checks, then `otherwise`.
+std::string verb_failure_hint(std::string_view verb, int err, const std::string& passed, std::string_view otherwise);
+
 class TestResources {
 public:
     // Opens the device, creates everything, moves the QP to INIT.
     explicit TestResources(const TestSetup& setup);
     // INIT -> RTR -> RTS towards the peer (UD: RTR/RTS and an address handle).
     void connect(const RemoteEndpoint& peer);
+    // "sgid_index 1 = <gid> (IPv4 192.0.2.1), dgid <gid> (...)": the address
+    // attributes connect() passes towards `peer`.
+    std::string address_passed(const RemoteEndpoint& peer) const;
 
     const LocalEndpoint& local() const { return local_; }
     const GidChoice& gid() const { return gid_; }
@@ -85,6 +99,10 @@ public:
     std::uint8_t reads_in_flight() const { return rd_atomic_; }
 
 private:
+    // OperationError when this side's GID and the peer's are of different IP
+    // families on RoCE (IPv4-mapped against IPv6), before any verb sees them.
+    void check_gid_families(const RemoteEndpoint& peer) const;
+
     TestSetup setup_;
     std::string device_name_;
     GidChoice gid_;

@@ -56,6 +56,26 @@ TEST_CASE("explain: every enumerated topic both ways, from the tables the rest o
     CHECK(explain::explain("wc-status", "0xc").name == "RETRY_EXC_ERR");
 }
 
+TEST_CASE("explain: a value given by name carries its number, in every topic that takes names")
+{
+    CHECK(explain::explain("wc-status", "RETRY_EXC_ERR").number == "12");
+    CHECK(explain::explain("wc-status", "12").number.empty());
+    CHECK(explain::explain("wc-status", "0xc").number.empty());
+    CHECK(explain::explain("wc-opcode", "RDMA_WRITE").number == "1");
+    CHECK(explain::explain("qp-state", "RTS").number == "3");
+    CHECK(explain::explain("port-state", "ACTIVE").number == "4");
+    CHECK(explain::explain("phys-state", "LINK_UP").number == "5");
+    CHECK(explain::explain("width", "4X").number == "2");
+    CHECK(explain::explain("speed", "NDR").number == "128");
+    CHECK(explain::explain("rate", "100_GBPS").number == "16");
+    CHECK(explain::explain("timeout", "67ms").number == "14");
+    CHECK(explain::explain("qp-attr-mask", "STATE|PORT").number == "0x21");
+    CHECK(explain::explain("access", "LOCAL_WRITE").number == "0x1");
+    CHECK(explain::explain("errno", "EINVAL").number == "22");
+    // A GID is its own number.
+    CHECK(explain::explain("gid", "::ffff:192.0.2.1").number.empty());
+}
+
 TEST_CASE("explain wc-status: the same meaning as qp query's diagnosis")
 {
     const auto e = explain::explain("wc-status", "12");

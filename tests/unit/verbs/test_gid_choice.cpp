@@ -168,3 +168,22 @@ TEST_CASE("choose_among: an index above 255 is not reported as another index")
     const bool consistent = (c.index == 0 && c.gid == link_local);
     CHECK(consistent);
 }
+
+TEST_CASE("choose_among: the destination's GID kinds first")
+{
+    using qps::decode::GidKind;
+    const Gid global6{0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+    const std::vector<GidCandidate> table{{0, link_local, V2}, {1, v4(192, 0, 2, 1), V2}, {2, global6, V2}};
+    const std::array<GidKind, 1> six{GidKind::ipv6_global};
+    const auto c6 = choose_among(table, std::nullopt, six);
+    CHECK(c6.index == 2);
+    CHECK(contains(c6.why, "destination's kind first (global IPv6)"));
+    const std::array<GidKind, 1> ll{GidKind::ipv6_link_local};
+    CHECK(choose_among(table, std::nullopt, ll).index == 0);
+    // No GID of the kind: the usual ranking (the check then refuses it by name).
+    const std::vector<GidCandidate> only_ll{{0, link_local, V2}};
+    const std::array<GidKind, 1> four{GidKind::ipv4};
+    CHECK(choose_among(only_ll, std::nullopt, four).index == 0);
+    // -x still rules.
+    CHECK(choose_among(table, 1u, six).index == 1);
+}

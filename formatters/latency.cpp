@@ -48,6 +48,34 @@ Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer, bool 
     return t;
 }
 
+// The loop period of each size (post to next post, perftest's sample),
+// all pairs' samples together with --threads.
+Table period_table(const std::vector<report::SizeResult>& sizes, bool peer)
+{
+    Table t{{{"size_bytes", "BYTES"},
+             {"samples", "PERIODS"},
+             {"min_ns", "MIN µs"},
+             {"p50_ns", "P50"},
+             {"p90_ns", "P90"},
+             {"p99_ns", "P99"},
+             {"p99_9_ns", "P99.9"},
+             {"p99_99_ns", "P99.99"},
+             {"max_ns", "MAX"},
+             {"mean_ns", "MEAN"},
+             {"stddev_ns", "STDEV"}},
+            {}};
+    for (const auto& s : sizes) {
+        const report::LatencyStats* st = peer ? (s.peer ? &*s.peer : nullptr) : &s.local;
+        if (!st)
+            continue;
+        const report::Spread& d = st->period;
+        t.rows.push_back({u64{st->size}, u64{d.samples}, ns(double(d.min_ns)), ns(double(d.p50_ns)),
+                          ns(double(d.p90_ns)), ns(double(d.p99_ns)), ns(double(d.p999_ns)), ns(double(d.p9999_ns)),
+                          ns(double(d.max_ns)), ns(d.mean_ns), ns(d.stddev_ns)});
+    }
+    return t;
+}
+
 // ping-pong --threads: each pair's figures, both sides.
 Table pairs_table(const report::PingPongReport& r)
 {
@@ -143,10 +171,16 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
         }
         if (!local && std::none_of(r.sizes.begin(), r.sizes.end(), [](const auto& s) { return s.peer.has_value(); }))
             return;
+        const std::string pairs = r.threads > 1 ? fmt::format(", all {} pairs' samples together", r.threads) : "";
+        const std::string half = r.one_way ? ", halved" : "";
         p.table(role,
-                fmt::format("{} ({}), latency in µs{}", role, local ? "this side" : "the other side",
-                            r.threads > 1 ? fmt::format(", all {} pairs' samples together", r.threads) : ""),
+                fmt::format("{} ({}), round trip{}: post of a message to its reply seen, in µs{}", role,
+                            local ? "this side" : "the other side", half, pairs),
                 stats_table(r.sizes, !local, r.threads > 1));
+        p.table(role + "_loop_period",
+                fmt::format("{} ({}), loop period{}: post of a message to the next post (perftest's sample), in µs{}",
+                            role, local ? "this side" : "the other side", half, pairs),
+                period_table(r.sizes, !local));
     };
     side(r.role);
     side(other);

@@ -41,7 +41,7 @@ for side in ("client",) + (() if op == "read" else ("server",)):
     assert not r["aborted"]
     # The loop period (post to next post): one sample less on the client (the
     # last message has no next post); each period holds its own round trip,
-    # so its min is no lower; the server's sample is a period already.
+    # so its min is no lower; the server sample is a period already.
     p = d[side + "_loop_period"]
     assert len(p) == 1 and p[0]["size_bytes"] == 64, p
     p = p[0]

@@ -34,19 +34,9 @@ LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& round_t
     s.aborted = aborted;
     s.abort_reason = reason;
     s.period = spread_of(period);
-    const Spread r = spread_of(round_trip);
-    s.samples = r.samples;
+    s.set_round_trip(spread_of(round_trip));
     if (s.samples == 0)
         return s;
-    s.min_ns = r.min_ns;
-    s.max_ns = r.max_ns;
-    s.mean_ns = r.mean_ns;
-    s.stddev_ns = r.stddev_ns;
-    s.p50_ns = r.p50_ns;
-    s.p90_ns = r.p90_ns;
-    s.p99_ns = r.p99_ns;
-    s.p999_ns = r.p999_ns;
-    s.p9999_ns = r.p9999_ns;
     if (histogram_rows)
         s.histogram = round_trip.coarse(histogram_rows);
     return s;
@@ -81,10 +71,11 @@ Spread spread_from_json(const qp::Json& j)
 
 qp::Json to_json(const LatencyStats& s)
 {
-    qp::Json j{{"size", s.size},       {"samples", s.samples},   {"min_ns", s.min_ns},   {"max_ns", s.max_ns},
-               {"mean_ns", s.mean_ns}, {"stddev_ns", s.stddev_ns}, {"p50_ns", s.p50_ns}, {"p90_ns", s.p90_ns},
-               {"p99_ns", s.p99_ns},   {"p99_9_ns", s.p999_ns},  {"p99_99_ns", s.p9999_ns}, {"seconds", s.seconds},
-               {"aborted", s.aborted}, {"period", spread_json(s.period)}};
+    qp::Json j{{"size", s.size}};
+    j.update(spread_json(s.round_trip()));
+    j["seconds"] = s.seconds;
+    j["aborted"] = s.aborted;
+    j["period"] = spread_json(s.period);
     if (s.aborted)
         j["abort_reason"] = s.abort_reason;
     if (!s.histogram.empty()) {
@@ -111,16 +102,7 @@ LatencyStats latency_stats_from_json(const qp::Json& j)
     try {
         LatencyStats s;
         s.size = j.at("size").get<std::uint32_t>();
-        s.samples = j.at("samples").get<std::uint64_t>();
-        s.min_ns = j.at("min_ns").get<std::uint64_t>();
-        s.max_ns = j.at("max_ns").get<std::uint64_t>();
-        s.mean_ns = j.at("mean_ns").get<double>();
-        s.stddev_ns = j.at("stddev_ns").get<double>();
-        s.p50_ns = j.at("p50_ns").get<std::uint64_t>();
-        s.p90_ns = j.at("p90_ns").get<std::uint64_t>();
-        s.p99_ns = j.at("p99_ns").get<std::uint64_t>();
-        s.p999_ns = j.at("p99_9_ns").get<std::uint64_t>();
-        s.p9999_ns = j.at("p99_99_ns").get<std::uint64_t>();
+        s.set_round_trip(spread_from_json(j));
         s.seconds = j.at("seconds").get<double>();
         s.aborted = j.at("aborted").get<bool>();
         s.abort_reason = j.value("abort_reason", "");

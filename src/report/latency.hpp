@@ -47,6 +47,23 @@ struct LatencyStats {
     std::uint32_t thread = 0;
     int cpu = -1;
     double messages_per_s() const { return seconds > 0 ? static_cast<double>(samples) / seconds : 0.0; }
+    Spread round_trip() const
+    {
+        return {samples, min_ns, max_ns, mean_ns, stddev_ns, p50_ns, p90_ns, p99_ns, p999_ns, p9999_ns};
+    }
+    void set_round_trip(const Spread& r)
+    {
+        samples = r.samples;
+        min_ns = r.min_ns;
+        max_ns = r.max_ns;
+        mean_ns = r.mean_ns;
+        stddev_ns = r.stddev_ns;
+        p50_ns = r.p50_ns;
+        p90_ns = r.p90_ns;
+        p99_ns = r.p99_ns;
+        p999_ns = r.p999_ns;
+        p9999_ns = r.p9999_ns;
+    }
 };
 
 LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& round_trip,

@@ -2,10 +2,14 @@
 # Runs inside the lab (see bench/latency): interleaved qpscope ping-pong and
 # perftest runs on rxe0, then peak resident memory of long client runs.
 # Prints one machine-readable line per measurement:
-#   lat <op> <tool> <pair> <value_us>
+#   lat <op> <tool> <pair> <value_us>   the loop period's median: qpscope's
+#                                       loop period p50, perftest's t_typical
+#   rt <op> qpscope <pair> <value_us>   qpscope's round trip p50 of the same run
+#   clocksource <name>                  the guest kernel's current clocksource
+#   clock <name> <ns_min> <ns_median>   one read's cost (bench/clock-cost.c)
 #   rss <iterations> <kib>
 set -u
-q=$1 pairs=$2 iters=$3 mem_iters=$4 ops=${5:-send write read} pin=${6:-1}
+q=$1 pairs=$2 iters=$3 mem_iters=$4 ops=${5:-send write read} pin=${6:-1} clock_cost=${7:-}
 [ "$mem_iters" = none ] && mem_iters=
 # pin=1: the server on CPU 0, the client on CPU 1, for both tools (taskset
 # for perftest, -c for qpscope), so neither the processes nor the Soft-RoCE
@@ -27,15 +31,30 @@ perftest_typical() {
   awk '$1 == 2 && NF >= 5 { print $5 }' <<<"$out" | tail -n 1
 }
 
-# qpscope's p50 for the same run, in µs.
+# qpscope's loop period p50 (perftest's definition) and round trip p50 for
+# the same run, in µs: "PERIOD ROUND_TRIP".
 qpscope_p50() {
   local op=$1 out
   "$q" ping-pong -d rxe0 "${srv_c[@]}" --timeout 30 >/dev/null 2>&1 &
   local srv=$!
   out=$(timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 "${cli_c[@]}" --op "$op" -s 2 -n "$iters" --timeout 30)
   wait "$srv" 2>/dev/null
-  python3 -c 'import json,sys; print(json.loads(sys.argv[1])["client"][0]["p50_ns"] / 1000)' "$out"
+  python3 -c 'import json,sys; d = json.loads(sys.argv[1])
+print(d["client_loop_period"][0]["p50_ns"] / 1000, d["client"][0]["p50_ns"] / 1000)' "$out"
 }
+
+# qpscope_line OP PAIR: both of qpscope's lines for one run.
+qpscope_line() {
+  local v
+  v=$(qpscope_p50 "$1")
+  echo "lat $1 qpscope $2 ${v% *}"
+  echo "rt $1 qpscope $2 ${v#* }"
+}
+
+# The clock: qpscope reads clock_gettime(CLOCK_MONOTONIC_RAW) here (no
+# invariant TSC in CPUID), perftest rdtsc; what one read of each costs.
+echo "clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+[ -n "$clock_cost" ] && "${cli_pin[@]}" "$clock_cost"
 
 # Peak RSS of the client: flat in the iteration count.
 for n in $mem_iters; do
@@ -54,11 +73,11 @@ for op in $ops; do
     # Alternate which tool goes first, so neither always runs right after
     # the other's run.
     if ((pair % 2)); then
-      echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
+      qpscope_line "$op" "$pair"
       echo "lat $op perftest $pair $(perftest_typical "$op")"
     else
       echo "lat $op perftest $pair $(perftest_typical "$op")"
-      echo "lat $op qpscope $pair $(qpscope_p50 "$op")"
+      qpscope_line "$op" "$pair"
     fi
   done
 done

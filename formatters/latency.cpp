@@ -13,39 +13,64 @@ using u64 = std::uint64_t;
 
 Nanoseconds ns(double v) { return Nanoseconds{v}; }
 
-// One row per size: text shows µs, JSON nanoseconds (members *_ns).
-Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer, bool threads)
+// The columns and values of one figure's statistics.
+const std::vector<Column>& spread_columns()
 {
-    Table t{{{"size_bytes", "BYTES"},
-             {"samples", "ITERATIONS"},
-             {"min_ns", "MIN µs"},
-             {"p50_ns", "P50"},
-             {"p90_ns", "P90"},
-             {"p99_ns", "P99"},
-             {"p99_9_ns", "P99.9"},
-             {"p99_99_ns", "P99.99"},
-             {"max_ns", "MAX"},
-             {"mean_ns", "MEAN"},
-             {"stddev_ns", "STDEV"},
-             {"measured_s", "SECONDS"},
-             {"aborted", "ABORTED"}},
-            {}};
-    if (threads)
-        t.columns.insert(t.columns.end() - 1, {"samples_per_s", "SAMPLES/s"});
+    static const std::vector<Column> columns{{"min_ns", "MIN µs"},   {"p50_ns", "P50"},       {"p90_ns", "P90"},
+                                             {"p99_ns", "P99"},      {"p99_9_ns", "P99.9"},   {"p99_99_ns", "P99.99"},
+                                             {"max_ns", "MAX"},      {"mean_ns", "MEAN"},     {"stddev_ns", "STDEV"}};
+    return columns;
+}
+
+// A row per size of one figure, after BYTES and the sample count (text
+// shows µs, JSON nanoseconds: members *_ns); `more` adds a row's last
+// columns.
+template <class Pick, class More>
+Table figure_table(const std::vector<report::SizeResult>& sizes, bool peer, const char* samples_heading,
+                   std::vector<Column> more_columns, Pick pick, More more)
+{
+    Table t{{{"size_bytes", "BYTES"}, {"samples", samples_heading}}, {}};
+    t.columns.insert(t.columns.end(), spread_columns().begin(), spread_columns().end());
+    t.columns.insert(t.columns.end(), more_columns.begin(), more_columns.end());
     for (const auto& s : sizes) {
         const report::LatencyStats* st = peer ? (s.peer ? &*s.peer : nullptr) : &s.local;
         if (!st)
             continue;
-        std::vector<Value> row{u64{st->size}, u64{st->samples}, ns(double(st->min_ns)), ns(double(st->p50_ns)),
-                               ns(double(st->p90_ns)), ns(double(st->p99_ns)), ns(double(st->p999_ns)),
-                               ns(double(st->p9999_ns)), ns(double(st->max_ns)), ns(st->mean_ns), ns(st->stddev_ns),
-                               st->seconds};
-        if (threads)
-            row.push_back(Scaled{st->messages_per_s(), 1, 0});
-        row.push_back(st->aborted);
+        const report::Spread d = pick(*st);
+        std::vector<Value> row{u64{st->size},        u64{d.samples},         ns(double(d.min_ns)),
+                               ns(double(d.p50_ns)),  ns(double(d.p90_ns)),   ns(double(d.p99_ns)),
+                               ns(double(d.p999_ns)), ns(double(d.p9999_ns)), ns(double(d.max_ns)),
+                               ns(d.mean_ns),         ns(d.stddev_ns)};
+        more(row, *st);
         t.rows.push_back(std::move(row));
     }
     return t;
+}
+
+// The round trip of each size.
+Table stats_table(const std::vector<report::SizeResult>& sizes, bool peer, bool threads)
+{
+    std::vector<Column> more{{"measured_s", "SECONDS"}};
+    if (threads)
+        more.push_back({"samples_per_s", "SAMPLES/s"});
+    more.push_back({"aborted", "ABORTED"});
+    return figure_table(
+        sizes, peer, "ITERATIONS", more, [](const report::LatencyStats& st) { return st.round_trip(); },
+        [threads](std::vector<Value>& row, const report::LatencyStats& st) {
+            row.push_back(st.seconds);
+            if (threads)
+                row.push_back(Scaled{st.messages_per_s(), 1, 0});
+            row.push_back(st.aborted);
+        });
+}
+
+// The loop period of each size (post to next post, perftest's sample),
+// all pairs' samples together with --threads.
+Table period_table(const std::vector<report::SizeResult>& sizes, bool peer)
+{
+    return figure_table(
+        sizes, peer, "PERIODS", {}, [](const report::LatencyStats& st) { return st.period; },
+        [](std::vector<Value>&, const report::LatencyStats&) {});
 }
 
 // ping-pong --threads: each pair's figures, both sides.
@@ -143,10 +168,16 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
         }
         if (!local && std::none_of(r.sizes.begin(), r.sizes.end(), [](const auto& s) { return s.peer.has_value(); }))
             return;
+        const std::string pairs = r.threads > 1 ? fmt::format(", all {} pairs' samples together", r.threads) : "";
+        const std::string half = r.one_way ? ", halved" : "";
         p.table(role,
-                fmt::format("{} ({}), latency in µs{}", role, local ? "this side" : "the other side",
-                            r.threads > 1 ? fmt::format(", all {} pairs' samples together", r.threads) : ""),
+                fmt::format("{} ({}), round trip{}: post of a message to its reply seen, in µs{}", role,
+                            local ? "this side" : "the other side", half, pairs),
                 stats_table(r.sizes, !local, r.threads > 1));
+        p.table(role + "_loop_period",
+                fmt::format("{} ({}), loop period{}: post of a message to the next post (perftest's sample), in µs{}",
+                            role, local ? "this side" : "the other side", half, pairs),
+                period_table(r.sizes, !local));
     };
     side(r.role);
     side(other);

@@ -9,6 +9,11 @@
 // (runs longer than the buffer, e.g. -D), between two timed windows.
 //
 // The first `skip` samples pushed (the warm-up) are dropped when drained.
+//
+// The client's loop keeps a second figure, the loop period (from posting
+// message i to posting message i + 1: perftest's ib_*_lat sample), at the
+// cost of one more store: a PostedSampleLog holds pairs (round trip, post
+// tick) and derives each period from consecutive post ticks when drained.
 #pragma once
 
 #include <cstddef>
@@ -56,6 +61,68 @@ private:
     std::vector<std::uint64_t> buf_;  // value-initialised: every page touched before the loop
     std::uint64_t skip_;
     double scale_;
+};
+
+// The client's log: per message, its round trip in ticks and the tick it
+// was posted at (two stores). drain() records the round trips into one
+// histogram and the periods (post tick of i + 1 minus that of i) into
+// another. Message i's period needs message i + 1's post: the last message
+// of a run has none, so a run has one period less than round trips. A
+// drain inside the loop happens after message k's post (just before k is
+// stored, first in the emptied buffer) and before message k + 1's: the
+// period from k to k + 1 includes the drain and is dropped.
+class PostedSampleLog {
+public:
+    // Room for `capacity` messages (at least 1): 2 words each.
+    PostedSampleLog(std::size_t capacity, std::uint64_t skip, double ns_per_sample_tick)
+        : buf_(2 * (capacity ? capacity : 1)), skip_(skip), scale_(ns_per_sample_tick)
+    {
+    }
+
+    std::uint64_t* begin() noexcept { return buf_.data(); }
+    std::uint64_t* end() noexcept { return buf_.data() + buf_.size(); }
+
+    // Records buf[0..filled) (pairs) and returns begin() for the next ones.
+    [[gnu::noinline]] std::uint64_t* drain(const std::uint64_t* filled, LatencyHistogram& round_trips,
+                                           LatencyHistogram& periods) noexcept
+    {
+        for (const std::uint64_t* p = buf_.data(); p < filled; p += 2) {
+            const std::uint64_t round_trip = p[0], posted = p[1];
+            const std::uint64_t index = pushed_++;  // this message's index in the run
+            if (index >= skip_)
+                round_trips.record(to_ns(round_trip));
+            // The previous message's period ends at this post.
+            if (index > skip_ && !prev_spans_drain_)
+                periods.record(to_ns(posted - prev_posted_));
+            prev_posted_ = posted;
+            // The first message after a drain: its period includes that drain.
+            prev_spans_drain_ = p == buf_.data() && drained_;
+        }
+        drained_ = true;
+        return buf_.data();
+    }
+
+    // Messages for a run: every one when that fits in `limit` words, else
+    // what `limit` words hold (drained whenever full).
+    static std::size_t capacity_for(std::uint64_t messages, std::size_t limit_words) noexcept
+    {
+        const std::size_t limit = limit_words / 2;
+        return messages < limit ? static_cast<std::size_t>(messages) : limit;
+    }
+
+private:
+    std::uint64_t to_ns(std::uint64_t ticks) const noexcept
+    {
+        return static_cast<std::uint64_t>(static_cast<double>(ticks) * scale_ + 0.5);
+    }
+
+    std::vector<std::uint64_t> buf_;  // value-initialised: every page touched before the loop
+    std::uint64_t skip_;
+    double scale_;
+    std::uint64_t pushed_ = 0;       // messages drained so far
+    std::uint64_t prev_posted_ = 0;  // the post tick of the last message drained
+    bool drained_ = false;           // a drain came before this buffer
+    bool prev_spans_drain_ = false;  // the last message drained was the first after a drain
 };
 
 }  // namespace qps::perf

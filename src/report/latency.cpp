@@ -6,15 +6,10 @@
 
 namespace qps::report {
 
-LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& h, double seconds, bool aborted,
-                       const std::string& reason, std::size_t histogram_rows)
+Spread spread_of(const perf::LatencyHistogram& h)
 {
-    LatencyStats s;
-    s.size = size;
+    Spread s;
     s.samples = h.count();
-    s.seconds = seconds;
-    s.aborted = aborted;
-    s.abort_reason = reason;
     if (s.samples == 0)
         return s;
     s.min_ns = h.min();
@@ -26,17 +21,61 @@ LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& h, doub
     s.p99_ns = h.quantile(0.99);
     s.p999_ns = h.quantile(0.999);
     s.p9999_ns = h.quantile(0.9999);
-    if (histogram_rows)
-        s.histogram = h.coarse(histogram_rows);
     return s;
 }
 
+LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& round_trip,
+                       const perf::LatencyHistogram& period, double seconds, bool aborted, const std::string& reason,
+                       std::size_t histogram_rows)
+{
+    LatencyStats s;
+    s.size = size;
+    s.seconds = seconds;
+    s.aborted = aborted;
+    s.abort_reason = reason;
+    s.period = spread_of(period);
+    s.set_round_trip(spread_of(round_trip));
+    if (s.samples == 0)
+        return s;
+    if (histogram_rows)
+        s.histogram = round_trip.coarse(histogram_rows);
+    return s;
+}
+
+namespace {
+
+qp::Json spread_json(const Spread& s)
+{
+    return {{"samples", s.samples},     {"min_ns", s.min_ns}, {"max_ns", s.max_ns},     {"mean_ns", s.mean_ns},
+            {"stddev_ns", s.stddev_ns}, {"p50_ns", s.p50_ns}, {"p90_ns", s.p90_ns},     {"p99_ns", s.p99_ns},
+            {"p99_9_ns", s.p999_ns},    {"p99_99_ns", s.p9999_ns}};
+}
+
+Spread spread_from_json(const qp::Json& j)
+{
+    Spread s;
+    s.samples = j.at("samples").get<std::uint64_t>();
+    s.min_ns = j.at("min_ns").get<std::uint64_t>();
+    s.max_ns = j.at("max_ns").get<std::uint64_t>();
+    s.mean_ns = j.at("mean_ns").get<double>();
+    s.stddev_ns = j.at("stddev_ns").get<double>();
+    s.p50_ns = j.at("p50_ns").get<std::uint64_t>();
+    s.p90_ns = j.at("p90_ns").get<std::uint64_t>();
+    s.p99_ns = j.at("p99_ns").get<std::uint64_t>();
+    s.p999_ns = j.at("p99_9_ns").get<std::uint64_t>();
+    s.p9999_ns = j.at("p99_99_ns").get<std::uint64_t>();
+    return s;
+}
+
+}  // namespace
+
 qp::Json to_json(const LatencyStats& s)
 {
-    qp::Json j{{"size", s.size},       {"samples", s.samples},   {"min_ns", s.min_ns},   {"max_ns", s.max_ns},
-               {"mean_ns", s.mean_ns}, {"stddev_ns", s.stddev_ns}, {"p50_ns", s.p50_ns}, {"p90_ns", s.p90_ns},
-               {"p99_ns", s.p99_ns},   {"p99_9_ns", s.p999_ns},  {"p99_99_ns", s.p9999_ns}, {"seconds", s.seconds},
-               {"aborted", s.aborted}};
+    qp::Json j{{"size", s.size}};
+    j.update(spread_json(s.round_trip()));
+    j["seconds"] = s.seconds;
+    j["aborted"] = s.aborted;
+    j["period"] = spread_json(s.period);
     if (s.aborted)
         j["abort_reason"] = s.abort_reason;
     if (!s.histogram.empty()) {
@@ -63,19 +102,12 @@ LatencyStats latency_stats_from_json(const qp::Json& j)
     try {
         LatencyStats s;
         s.size = j.at("size").get<std::uint32_t>();
-        s.samples = j.at("samples").get<std::uint64_t>();
-        s.min_ns = j.at("min_ns").get<std::uint64_t>();
-        s.max_ns = j.at("max_ns").get<std::uint64_t>();
-        s.mean_ns = j.at("mean_ns").get<double>();
-        s.stddev_ns = j.at("stddev_ns").get<double>();
-        s.p50_ns = j.at("p50_ns").get<std::uint64_t>();
-        s.p90_ns = j.at("p90_ns").get<std::uint64_t>();
-        s.p99_ns = j.at("p99_ns").get<std::uint64_t>();
-        s.p999_ns = j.at("p99_9_ns").get<std::uint64_t>();
-        s.p9999_ns = j.at("p99_99_ns").get<std::uint64_t>();
+        s.set_round_trip(spread_from_json(j));
         s.seconds = j.at("seconds").get<double>();
         s.aborted = j.at("aborted").get<bool>();
         s.abort_reason = j.value("abort_reason", "");
+        if (j.contains("period"))
+            s.period = spread_from_json(j.at("period"));
         if (j.contains("threads"))
             for (const auto& t : j.at("threads")) {
                 LatencyStats one = latency_stats_from_json(t);

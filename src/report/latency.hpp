@@ -12,12 +12,30 @@
 
 namespace qps::report {
 
+// The statistics of one figure: exact min, max, mean and stddev, bucketed
+// percentiles.
+struct Spread {
+    std::uint64_t samples = 0;
+    std::uint64_t min_ns = 0, max_ns = 0;
+    double mean_ns = 0, stddev_ns = 0;
+    std::uint64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, p9999_ns = 0;
+};
+Spread spread_of(const perf::LatencyHistogram& h);
+
+// The figures above (min_ns .. p9999_ns) are the round trip: from just
+// before message i is posted to just after its reply is seen. `period` is
+// the loop period: from the post of message i to the post of i + 1, the
+// whole loop included (reposting the receive, reaping sends, storing the
+// sample, the clock reads): perftest's ib_*_lat sample. Both are halved
+// for send and write (one-way), whole for read. A server's sample is
+// answer to answer, so its two figures are the same.
 struct LatencyStats {
     std::uint32_t size = 0;
     std::uint64_t samples = 0;
     std::uint64_t min_ns = 0, max_ns = 0;
     double mean_ns = 0, stddev_ns = 0;
     std::uint64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, p9999_ns = 0;
+    Spread period;
     double seconds = 0;
     bool aborted = false;
     std::string abort_reason;
@@ -29,10 +47,28 @@ struct LatencyStats {
     std::uint32_t thread = 0;
     int cpu = -1;
     double messages_per_s() const { return seconds > 0 ? static_cast<double>(samples) / seconds : 0.0; }
+    Spread round_trip() const
+    {
+        return {samples, min_ns, max_ns, mean_ns, stddev_ns, p50_ns, p90_ns, p99_ns, p999_ns, p9999_ns};
+    }
+    void set_round_trip(const Spread& r)
+    {
+        samples = r.samples;
+        min_ns = r.min_ns;
+        max_ns = r.max_ns;
+        mean_ns = r.mean_ns;
+        stddev_ns = r.stddev_ns;
+        p50_ns = r.p50_ns;
+        p90_ns = r.p90_ns;
+        p99_ns = r.p99_ns;
+        p999_ns = r.p999_ns;
+        p9999_ns = r.p9999_ns;
+    }
 };
 
-LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& h, double seconds, bool aborted,
-                       const std::string& reason, std::size_t histogram_rows);
+LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& round_trip,
+                       const perf::LatencyHistogram& period, double seconds, bool aborted, const std::string& reason,
+                       std::size_t histogram_rows);
 qp::Json to_json(const LatencyStats& s);
 LatencyStats latency_stats_from_json(const qp::Json& j);  // throws OperationError on a malformed peer report
 

@@ -18,8 +18,10 @@ namespace {
 
 // One signalled send in this many: the rest complete silently.
 constexpr std::uint64_t signal_every = 32;
-// A run's samples fit in the buffer up to this many (8 MiB); longer runs,
-// and every duration run (whose length is unknown), drain it when full.
+// A run's samples fit in the buffer up to this many words (8 MiB); longer
+// runs, and every duration run (whose length is unknown), drain it when
+// full. The server stores one word a message, the client two (the round
+// trip and the post tick), so the client's buffer holds half as many.
 constexpr std::size_t log_limit = std::size_t{1} << 20;
 constexpr std::size_t log_limit_duration = std::size_t{1} << 16;
 
@@ -97,8 +99,10 @@ struct Loop {
     bool tsc;
     Watchdog& dog;
     Requests& wrs;
-    SampleLog& log;
+    SampleLog& log;             // the server's
+    PostedSampleLog& posted;    // the client's
     LatencyHistogram& histogram;
+    LatencyHistogram& period;
     std::uint64_t total;           // iterations to run; max in duration mode
     std::uint64_t duration_ticks;  // client, duration mode: how long to measure
     // Out:
@@ -124,11 +128,11 @@ struct Hot {
     std::uint64_t total, warmup;
     std::uint64_t* end;  // of the sample log
 
-    explicit Hot(Loop& l)
+    Hot(Loop& l, std::uint64_t* log_end)
         : qp(l.res.qp()), send_cq(l.res.send_cq()), recv_cq(l.res.recv_cq()),
           mark_out(l.res.send_buf() + last_byte(l.run)), mark_in(l.res.recv_buf() + last_byte(l.run)),
           signalled(&l.wrs.signalled), silent(&l.wrs.silent), recv(&l.wrs.recv), tsc(l.tsc), total(l.total),
-          warmup(l.run.warmup), end(l.log.end())
+          warmup(l.run.warmup), end(log_end)
     {
     }
     static std::uint32_t last_byte(const LatencyRun& run) { return run.size ? run.size - 1 : 0; }
@@ -173,12 +177,14 @@ struct Hot {
 // before message i goes out to just after its reply is seen (a read: its
 // completion). Storing the sample, reposting the receive and reaping sends
 // happen outside it, so the figure is the network's and the peer's, not
-// this loop's.
+// this loop's. The post tick t0 is stored beside it: the loop period (post
+// to next post, everything included: perftest's sample) is derived from
+// consecutive t0s after the loop.
 template <Op op>
 [[gnu::always_inline]] inline void client_iterations(Loop& l)
 {
-    const Hot h(l);
-    std::uint64_t* cur = l.log.begin();
+    const Hot h(l, l.posted.end());
+    std::uint64_t* cur = l.posted.begin();
     std::uint64_t deadline = std::numeric_limits<std::uint64_t>::max();
     std::uint8_t marker = 0;
     std::uint64_t i = 0, t1 = 0;
@@ -199,8 +205,10 @@ template <Op op>
             break;
         t1 = t_reply;
         if (cur == h.end) [[unlikely]]  // only when the run is longer than the log
-            cur = l.log.drain(cur, l.histogram);
-        *cur++ = t1 - t0;
+            cur = l.posted.drain(cur, l.histogram, l.period);
+        cur[0] = t1 - t0;
+        cur[1] = t0;
+        cur += 2;
         if constexpr (op == Op::send)
             post_recv(h.qp, h.recv);
         if constexpr (op != Op::read)
@@ -229,7 +237,7 @@ template <Op op>
 template <Op op>
 [[gnu::always_inline]] inline void server_iterations(Loop& l)
 {
-    const Hot h(l);
+    const Hot h(l, l.log.end());
     std::uint64_t* cur = l.log.begin();
     std::uint8_t marker = 0;
     std::uint64_t i = 0, last = 0;
@@ -330,15 +338,25 @@ LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun
 
     LatencyResult r;
     Requests wrs(res, run);
-    SampleLog log(run.duration ? log_limit_duration : SampleLog::capacity_for(total, log_limit), skip, scale);
+    // Only the side's own log gets a buffer of its size; the other is one word.
+    const std::size_t words = run.duration ? log_limit_duration : log_limit;
+    SampleLog log(client ? 0 : SampleLog::capacity_for(total, words), skip, scale);
+    PostedSampleLog posted(client ? PostedSampleLog::capacity_for(total, words) : 0, skip, scale);
     Watchdog dog(clock, run.silence_limit, run.oob_fd);
-    Loop l{res, run, clock.uses_tsc(), dog, wrs, log, r.histogram, total, duration_ticks};
+    Loop l{res, run, clock.uses_tsc(), dog, wrs, log, posted, r.histogram, r.period, total, duration_ticks};
     if (client)
         hot::client_loop(l);
     else
         hot::server_loop(l);
 
-    log.drain(l.filled, r.histogram);
+    if (client) {
+        posted.drain(l.filled, r.histogram, r.period);
+    } else {
+        // The server's sample runs from one answer's post to the next: it
+        // is its loop period, and the only figure it has.
+        log.drain(l.filled, r.histogram);
+        r.period = r.histogram;
+    }
     r.exchanged = l.done;
     r.measured = r.histogram.count();
     if (l.reason) {

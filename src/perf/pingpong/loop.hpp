@@ -1,8 +1,8 @@
 // The latency ping-pong loops: one side's part of a send, RDMA write or RDMA
 // read ping-pong on connected TestResources. Busy-polling, sparse signalling,
 // work requests built once, no allocation, logging or virtual calls per
-// message: a sample is one store into a preallocated SampleLog, binned into
-// the histogram after the loop. A watchdog (checked every few thousand
+// message: a sample is one store into a preallocated log (the client's two:
+// the round trip and the post tick), binned into histograms after the loop. A watchdog (checked every few thousand
 // empty polls, never per message) ends a run whose peer went silent,
 // keeping what was measured.
 #pragma once
@@ -31,7 +31,11 @@ struct LatencyRun {
 };
 
 struct LatencyResult {
-    LatencyHistogram histogram;   // one-way for send/write (half the round trip), round trip for read
+    // Both figures are one-way for send/write (halved, as perftest does),
+    // whole for read.
+    LatencyHistogram histogram;   // round trip: post of message i to its reply seen (the client's)
+    LatencyHistogram period;      // loop period: post of message i to post of i + 1 (perftest's sample);
+                                  // the server's sample is answer to answer, so both are that
     std::uint64_t measured = 0;   // samples in the histogram
     std::uint64_t exchanged = 0;  // messages this side completed, warm-up included
     double measured_seconds = 0;  // wall time of the measured span

@@ -36,14 +36,16 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
 {
     if (results.size() == 1) {
         const LatencyResult& r = results.front();
-        return report::summarize(size, r.histogram, r.measured_seconds, r.aborted, r.abort_reason, histogram_rows);
+        return report::summarize(size, r.histogram, r.period, r.measured_seconds, r.aborted, r.abort_reason,
+                                 histogram_rows);
     }
-    LatencyHistogram all;
+    LatencyHistogram all, all_periods;
     bool aborted = false;
     std::string reason;
     std::uint64_t first = 0, last = 0;
     for (const LatencyResult& r : results) {
         all.merge(r.histogram);
+        all_periods.merge(r.period);
         if (r.aborted && !aborted) {
             aborted = true;
             reason = r.abort_reason;
@@ -54,10 +56,11 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
         }
     }
     report::LatencyStats s =
-        report::summarize(size, all, last > first ? clock.to_ns(last - first) / 1e9 : 0.0, aborted, reason, histogram_rows);
+        report::summarize(size, all, all_periods, last > first ? clock.to_ns(last - first) / 1e9 : 0.0, aborted, reason,
+                          histogram_rows);
     for (std::size_t i = 0; i < results.size(); ++i) {
         const LatencyResult& r = results[i];
-        report::LatencyStats one = report::summarize(size, r.histogram, r.measured_seconds, r.aborted, r.abort_reason, 0);
+        report::LatencyStats one = report::summarize(size, r.histogram, r.period, r.measured_seconds, r.aborted, r.abort_reason, 0);
         one.thread = static_cast<std::uint32_t>(i);
         one.cpu = i < cpus.size() ? cpus[i] : -1;
         s.threads.push_back(std::move(one));

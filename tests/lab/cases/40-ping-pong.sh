@@ -39,6 +39,20 @@ for side in ("client",) + (() if op == "read" else ("server",)):
     assert all(v > 0 for v in vals) and vals == sorted(vals), (side, vals)
     assert r["min_ns"] <= r["mean_ns"] <= r["max_ns"] and r["stddev_ns"] > 0, r
     assert not r["aborted"]
+    # The loop period (post to next post): one sample less on the client (the
+    # last message has no next post); each period holds its own round trip,
+    # so its min is no lower; the server sample is a period already.
+    p = d[side + "_loop_period"]
+    assert len(p) == 1 and p[0]["size_bytes"] == 64, p
+    p = p[0]
+    pvals = [p[k] for k in keys]
+    assert all(v > 0 for v in pvals) and pvals == sorted(pvals), (side, pvals)
+    if side == "client":
+        assert p["samples"] == 299 and p["min_ns"] >= r["min_ns"], (p, r)
+    else:
+        assert p["samples"] == 300 and p["p50_ns"] == r["p50_ns"] and p["max_ns"] == r["max_ns"], (p, r)
+if op == "read":
+    assert "server_loop_period" not in d, list(d)
 ' "$out" "$1" "$2" "$server_out"
 done
 
@@ -48,11 +62,11 @@ server=$!
 run timeout 120 "$q" ping-pong 127.0.0.1 -d rxe0 --op read -n 100 -s 64 --timeout 20
 wait "$server"
 expect_rc 0
-expect_out_has "client (this side), latency in µs"
+expect_out_has "client (this side), round trip"
 expect_out_has "server (the other side): no figures: in a read test"
-expect_true "no server table on the client" bash -c '! grep -q "server (the other side), latency" <<<"$1"' _ "$out"
+expect_true "no server table on the client" bash -c '! grep -q "server (the other side), \(round trip\|loop period\)" <<<"$1"' _ "$out"
 expect_true "the server says so too, and shows the client's figures" \
-  bash -c 'grep -q "server (this side): no figures" "$1" && grep -q "client (the other side), latency" "$1" && ! grep -q "server (this side), latency" "$1"' _ "$server_log"
+  bash -c 'grep -q "server (this side): no figures" "$1" && grep -q "client (the other side), round trip" "$1" && ! grep -q "server (this side), round trip" "$1"' _ "$server_log"
 
 case_ "ping-pong: a sweep gives one JSON document with every size and both sides; text has a row per size"
 serve --timeout 20
@@ -65,9 +79,11 @@ serve --timeout 20
 run timeout 120 "$q" ping-pong 127.0.0.1 -d rxe0 -s 2,1024 -n 200 --histogram --timeout 20
 wait "$server"
 expect_rc 0
-expect_out_has "client (this side), latency in µs"
-expect_out_has "server (the other side), latency in µs"
+expect_out_has "client (this side), round trip"
+expect_out_has "server (the other side), round trip"
 expect_out_has "P99.99"
+expect_out_has "client (this side), loop period"
+expect_out_has "server (the other side), loop period"
 expect_out_has "histograms (this side)"
 expect_true "a row per size" grep -qE '^  1024 +200 ' <<<"$out"
 

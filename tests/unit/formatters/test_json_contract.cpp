@@ -100,6 +100,8 @@ report::LatencyStats stats(std::uint32_t size, std::uint64_t p50)
     s.samples = 100;
     s.min_ns = s.p50_ns = s.p90_ns = s.p99_ns = s.p999_ns = s.p9999_ns = s.max_ns = p50;
     s.mean_ns = double(p50);
+    s.period.samples = 99;
+    s.period.min_ns = s.period.p50_ns = s.period.max_ns = p50 + 500;
     s.seconds = 0.5;
     return s;
 }
@@ -220,20 +222,45 @@ TEST_CASE("v2: ping-pong --op read: no server figures (absent in JSON, a line sa
         const report::PingPongReport r = ping_pong("read", role);
         const auto j = json_of([&](Printer& p) { render_ping_pong(r, p); });
         CHECK(j.contains("client"));
+        CHECK(j.contains("client_loop_period"));
         CHECK_FALSE(j.contains("server"));
+        CHECK_FALSE(j.contains("server_loop_period"));
         CHECK(j["client"][0]["p50_ns"] == 9000);
         CHECK(j["client"][0]["size_bytes"] == 64);
         CHECK(j["client"][0]["measured_s"] == 0.5);
         const std::string text = text_of([&](Printer& p) { render_ping_pong(r, p); });
         CHECK(text.find("server (" + std::string(role == std::string("server") ? "this side" : "the other side") +
                         "): no figures: in a read test") != std::string::npos);
-        CHECK(text.find("server (this side), latency") == std::string::npos);
-        CHECK(text.find("server (the other side), latency") == std::string::npos);
+        for (const char* figure : {"round trip", "loop period"}) {
+            CHECK(text.find(std::string("server (this side), ") + figure) == std::string::npos);
+            CHECK(text.find(std::string("server (the other side), ") + figure) == std::string::npos);
+        }
     }
     // send and write: both sides measure.
     const auto j = json_of([&](Printer& p) { render_ping_pong(ping_pong("send", "client"), p); });
     CHECK(j.contains("server"));
+    CHECK(j.contains("server_loop_period"));
     CHECK(j["test"]["path_mtu"] == Json{{"raw", 3}, {"bytes", 1024}});
+}
+
+TEST_CASE("ping-pong: the round trip and the loop period are named apart, in JSON and in text")
+{
+    const report::PingPongReport r = ping_pong("send", "client");
+    const auto j = json_of([&](Printer& p) { render_ping_pong(r, p); });
+    CHECK(j["client"][0]["p50_ns"] == 9000);
+    CHECK(j["client_loop_period"][0]["p50_ns"] == 9500);
+    CHECK(j["client_loop_period"][0]["samples"] == 99);
+    CHECK(j["client_loop_period"][0]["size_bytes"] == 64);
+    CHECK_FALSE(j["client_loop_period"][0].contains("aborted"));
+    const std::string text = text_of([&](Printer& p) { render_ping_pong(r, p); });
+    CHECK(text.find("client (this side), round trip, halved: post of a message to its reply seen") != std::string::npos);
+    CHECK(text.find("client (this side), loop period, halved: post of a message to the next post (perftest's sample)") !=
+          std::string::npos);
+    // The peer's figures cross the exchange with their period.
+    const report::LatencyStats back = report::latency_stats_from_json(report::to_json(stats(64, 9000)));
+    CHECK(back.period.samples == 99);
+    CHECK(back.period.p50_ns == 9500);
+    CHECK(back.p50_ns == 9000);
 }
 
 TEST_CASE("v2: a QP not yet bound to a port has port null (text '-'), not port 0")

@@ -75,3 +75,79 @@ TEST_CASE("sample log: capacity is every sample when it fits, else the limit")
     SampleLog zero(0, 0, 1.0);
     CHECK(zero.end() - zero.begin() == 1);
 }
+
+namespace {
+
+// Pushes (round trip, post tick) pairs the way the client's loop does.
+int push_posted(PostedSampleLog& log, const std::vector<std::uint64_t>& round_trips,
+                const std::vector<std::uint64_t>& posts, LatencyHistogram& rt, LatencyHistogram& period)
+{
+    int in_loop = 0;
+    std::uint64_t* cur = log.begin();
+    for (std::size_t i = 0; i < posts.size(); ++i) {
+        if (cur == log.end()) {
+            cur = log.drain(cur, rt, period);
+            ++in_loop;
+        }
+        cur[0] = round_trips[i];
+        cur[1] = posts[i];
+        cur += 2;
+    }
+    log.drain(cur, rt, period);
+    return in_loop;
+}
+
+}  // namespace
+
+TEST_CASE("posted sample log: periods from consecutive posts, warm-up dropped, one less than round trips")
+{
+    // 1000 messages posted 100 + i ticks apart (so period i = 100 + i + 1);
+    // round trip i = 50 + i.
+    std::vector<std::uint64_t> rts, posts;
+    std::uint64_t t = 1'000'000;
+    for (std::uint64_t i = 0; i < 1000; ++i) {
+        rts.push_back(50 + i);
+        posts.push_back(t);
+        t += 100 + i + 1;
+    }
+    LatencyHistogram rt, period;
+    PostedSampleLog log(1000, 10, 1.0);
+    CHECK(push_posted(log, rts, posts, rt, period) == 0);
+    CHECK(rt.count() == 990);
+    CHECK(rt.min() == 60);
+    CHECK(rt.max() == 1049);
+    // Periods of messages 10..998 (message 999 has no next post).
+    CHECK(period.count() == 989);
+    CHECK(period.min() == 111);
+    CHECK(period.max() == 1099);
+}
+
+TEST_CASE("posted sample log: a drain inside the loop drops the one period it falls in, and only that")
+{
+    std::vector<std::uint64_t> rts(100, 7), posts;
+    for (std::uint64_t i = 0; i < 100; ++i)
+        posts.push_back(1000 * i);  // every period 1000 ticks
+    for (const std::size_t capacity : {std::size_t{1}, std::size_t{3}, std::size_t{10}, std::size_t{99}}) {
+        CAPTURE(capacity);
+        LatencyHistogram rt, period;
+        PostedSampleLog log(capacity, 0, 0.5);  // halved, as for send and write
+        const int drains = push_posted(log, rts, posts, rt, period);
+        CHECK(drains == static_cast<int>((posts.size() - 1) / capacity));
+        CHECK(rt.count() == 100);
+        CHECK(rt.max() == 4);  // 7 / 2 = 3.5 -> 4
+        // The drain before storing message m (m = capacity, 2 capacity, ...)
+        // falls in the period from m to m + 1: dropped, when m + 1 exists.
+        const std::uint64_t dropped = (posts.size() - 2) / capacity;
+        CHECK(period.count() == 99 - dropped);
+        CHECK(period.min() == 500);
+        CHECK(period.max() == 500);
+    }
+}
+
+TEST_CASE("posted sample log: capacity is what the words hold, two a message")
+{
+    CHECK(PostedSampleLog::capacity_for(1100, 1 << 20) == 1100);
+    CHECK(PostedSampleLog::capacity_for(std::uint64_t{1} << 40, 1 << 20) == std::size_t{1} << 19);
+    PostedSampleLog zero(0, 0, 1.0);
+    CHECK(zero.end() - zero.begin() == 2);
+}

@@ -10,8 +10,14 @@ current=""
 _scratch=$(mktemp -d)
 trap 'rm -rf "$_scratch"' EXIT
 
-# case NAME: starts a named group of checks.
-case_() { current=$1; echo "-- $current"; }
+# case NAME: starts a named group of checks; the group before it gets its
+# time in seconds (what the lab's budget is made of).
+_case_started=$SECONDS
+case_() {
+  [ -n "$current" ] && echo "   ($((SECONDS - _case_started)) s)"
+  _case_started=$SECONDS
+  current=$1; echo "-- $current"
+}
 
 # run CMD...: runs it, keeping stdout in $out, stderr in $err, exit code in $rc.
 run() {

@@ -60,7 +60,7 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
         spec.attributes = qp::parse_modify_flags(o->flags);
         if (spec.attributes.request.port)
             spec.create.port = *spec.attributes.request.port;
-        spec.target = o->to.empty() ? (o->pair ? IBV_QPS_RTS : IBV_QPS_RESET) : qp::parse_state(o->to, "--to");
+        spec.target = qp::create_target(o->to, o->pair);
         spec.pair = o->pair;
         spec.idle = std::chrono::seconds(o->idle);
         const qp::CreateOutcome outcome = qp::create_qps(spec);

@@ -6,6 +6,14 @@ Decoded node_type(int raw) { return decode_enum<int>(node_type_table, raw); }
 Decoded transport(int raw) { return decode_enum<int>(transport_table, raw); }
 Decoded atomic_cap(int raw) { return decode_enum<int>(atomic_cap_table, raw); }
 
+std::string_view connects_only_through(int transport)
+{
+    for (const ConnectPath& c : cm_only_transport_table)
+        if (c.transport == transport)
+            return c.through;
+    return {};
+}
+
 Flags device_cap_flags(std::uint64_t raw)
 {
     return decode_flags(device_cap_flags_table, raw);

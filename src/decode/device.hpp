@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <infiniband/verbs.h>
+#include <string_view>
 
 #include "src/decode/decode.hpp"
 
@@ -30,6 +31,19 @@ inline constexpr std::array<EnumEntry<int>, 6> transport_table{{
     {IBV_TRANSPORT_UNSPECIFIED, "UNSPECIFIED"},
 }};
 static_assert(transport_table.size() == IBV_TRANSPORT_UNSPECIFIED + 2, "every ibv_transport_type");
+
+// The transports whose connected QPs do not reach RTR/RTS through
+// ibv_modify_qp with the peer's address (how qpscope connects them), and
+// what connects them instead. iWARP: the kernel's iw_cm moves the QP to RTS
+// once its TCP connection and MPA exchange are done, driven from user space
+// by rdma_cm (rdma_connect, rdma_accept). Not listed: ibv_modify_qp works.
+struct ConnectPath {
+    int transport;
+    std::string_view through;
+};
+inline constexpr std::array<ConnectPath, 1> cm_only_transport_table{{
+    {IBV_TRANSPORT_IWARP, "rdma_cm"},
+}};
 
 inline constexpr std::array<EnumEntry<int>, 3> atomic_cap_table{{
     {IBV_ATOMIC_NONE, "NONE"},
@@ -127,6 +141,9 @@ inline constexpr std::array<FlagEntry, 6> qp_types_mask_table{{
 
 Decoded node_type(int raw);
 Decoded transport(int raw);
+// What connects QPs of `transport` when ibv_modify_qp cannot ("rdma_cm"),
+// from cm_only_transport_table; empty when ibv_modify_qp does.
+std::string_view connects_only_through(int transport);
 Decoded atomic_cap(int raw);
 Flags device_cap_flags(std::uint64_t raw);
 

@@ -154,6 +154,7 @@ struct PortPlan {
     std::string driver;
     verbs::PortSnapshot snap;
     bool active = false;
+    int transport = 0;  // the device's ibv_transport_type
 };
 
 // Per-QP counters, or nullopt (with why) when the kernel refused the dump.
@@ -233,12 +234,14 @@ DoctorReport run_doctor(const DoctorOptions& o)
             const auto gids = gid_entries(p);
             out.push_back(check_gid_index(d.name, p.port_num, std::nullopt, gids,
                                           static_cast<std::uint32_t>(p.attr.gid_tbl_len), state.ethernet));
-            if (state.ethernet) {
+            // RoCE's GID and MTU rules; an iWARP port is Ethernet too, but
+            // its GIDs are not RoCE's and its MTU follows TCP's.
+            if (state.ethernet && snaps.front().transport == IBV_TRANSPORT_IB) {
                 out.push_back(check_roce_gid(d.name, p.port_num, gids, state.netdev));
                 if (const std::uint32_t mtu = netdev_mtu(state.netdev))
                     out.push_back(explain_roce_mtu(link, mtu, driver, o.expect.mtu));
             }
-            ports.push_back({d.name, driver, p, active});
+            ports.push_back({d.name, driver, p, active, snaps.front().transport});
         }
     }
 
@@ -278,10 +281,14 @@ DoctorReport run_doctor(const DoctorOptions& o)
     else
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));
 
-    // 5. The self-test, per ACTIVE port.
+    // 5. The self-test, per ACTIVE port whose QPs qpscope can connect.
     for (const auto& pp : ports) {
         if (!o.loopback)
             break;
+        if (auto refused = loopback_not_connectable(pp.device, pp.snap.port_num, pp.transport)) {
+            out.push_back(std::move(*refused));
+            continue;
+        }
         if (!pp.active) {
             out.push_back(skipped("port.loopback", pp.device, pp.snap.port_num, "not run: the port is not ACTIVE"));
             continue;

@@ -2,7 +2,8 @@
 // engineer would run them: kernel modules and devices, device access and
 // who holds each device, locked memory, each port (state, link against
 // --expect, GIDs, RoCE v2 address and MTU), error counters read twice,
-// stuck QPs of every process, and a loopback self-test per ACTIVE port.
+// stuck QPs of every process, and a loopback self-test per ACTIVE port
+// (skipped where qpscope cannot connect QPs: iWARP).
 // The checks are the ones ping-pong, bw and qp create run (local.hpp), so a
 // fault reads the same wherever it is found.
 #pragma once

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "src/decode/device.hpp"
 #include "src/decode/port.hpp"
 
 namespace qps::health {
@@ -338,6 +339,38 @@ Finding check_port_state(const PortState& p)
     } else {
         r.fix = "no physical link: check the cable, the transceiver and that the switch port is enabled";
     }
+    return r;
+}
+
+Finding check_connect_transport(const std::string& device, std::uint32_t port, int transport)
+{
+    Finding r;
+    r.id = "device.transport";
+    r.device = device;
+    r.port = port;
+    const auto decoded = decode::transport(transport);
+    const std::string name = decoded.name ? *decoded.name : "?";
+    r.seen = {{"transport", fmt::format("{} ({})", name, transport)}};
+    const std::string where = fmt::format("{} port {} (transport: {})", device, port, name);
+    const std::string_view through = decode::connects_only_through(transport);
+    if (through.empty()) {
+        r.status = Status::ok;
+        r.summary = where + ": QPs connect with ibv_modify_qp";
+        return r;
+    }
+    r.status = Status::fail;
+    r.summary = fmt::format("{}: qpscope connects QPs with ibv_modify_qp, which {} does not support ({} connects "
+                            "through {})",
+                            where, name, name, through);
+    r.why = fmt::format("ping-pong, bw, qpscope-mesh, qp create --pair (or --to rtr/rts) and doctor's loopback move "
+                        "their QPs to RTR and RTS with ibv_modify_qp and the peer's address; {} QPs are connected "
+                        "by the kernel's connection manager, which qpscope does not drive yet",
+                        name);
+    r.fix = fmt::format("choose an InfiniBand or RoCE device with -d ('qpscope ports' shows each device's "
+                        "transport), or a tool that connects through {} (rping, perftest with -R); here 'ports', "
+                        "'qp create' without --pair or --to rtr/rts, 'qp list', 'qp query' and doctor's other "
+                        "checks work",
+                        through);
     return r;
 }
 

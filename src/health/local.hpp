@@ -87,6 +87,14 @@ struct PortState {
 // id "port.state".
 Finding check_port_state(const PortState& p);
 
+// id "device.transport": whether qpscope can connect QPs of `device` (its
+// ibv_device transport_type `transport`, named with `port`) the way it does
+// everywhere: ibv_modify_qp to RTR and RTS with the peer's address
+// (ping-pong, bw, qpscope-mesh, qp create --pair or --to rtr/rts, doctor's
+// loopback). Fails, before any network step, on a transport of
+// decode::cm_only_transport_table (iWARP: rdma_cm connects its QPs).
+Finding check_connect_transport(const std::string& device, std::uint32_t port, int transport);
+
 struct GidEntry {
     std::uint32_t index = 0;
     std::string gid;        // text

@@ -336,6 +336,17 @@ bool addressing_errno(const std::string& call, int err, bool ethernet)
     return ethernet && err == EINVAL && resolves_gids;
 }
 
+std::optional<Finding> loopback_not_connectable(const std::string& device, std::uint32_t port, int transport)
+{
+    Finding f = check_connect_transport(device, port, transport);
+    if (!f.failed())
+        return std::nullopt;
+    f.id = "port.loopback";
+    f.status = Status::skipped;
+    f.summary = "not run: " + f.summary;
+    return f;
+}
+
 Finding loopback_failure(const std::string& device, std::uint32_t port, const std::string& error,
                          const std::string& call, int err, bool ethernet, const Finding* roce_gid)
 {

@@ -87,7 +87,13 @@ Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optio
                        const std::vector<GidEntry>& gids, std::optional<std::uint32_t> chosen,
                        const Destination& d, const std::string& netdev);
 
-// --- doctor's loopback self-test, when it failed --------------------------------
+// --- doctor's loopback self-test: not run, or failed -----------------------------
+
+// id "port.loopback", skipped, when the self-test cannot connect its QPs on
+// a device of `transport` (check_connect_transport failed: iWARP): its
+// summary, why and fix are that check's. nullopt: the test can run. A
+// skip, not a failure: the host is not unhealthy for being iWARP.
+std::optional<Finding> loopback_not_connectable(const std::string& device, std::uint32_t port, int transport);
 
 // Whether a failed call of the self-test is about addresses, not the device:
 // ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL, or on RoCE an EINVAL from the

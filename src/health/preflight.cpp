@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "src/decode/device.hpp"
 #include "src/decode/gid.hpp"
 #include "src/error.hpp"
 #include "src/verbs/gid_choice.hpp"
@@ -72,15 +73,19 @@ std::vector<verbs::GidCandidate> gid_candidates(const verbs::PortSnapshot& p)
 }
 
 // Without -d: the first device whose port has a GID of one of `kinds` (or
-// is not RoCE), else the first device (whose check then names the fault).
-// A device that cannot be read stops the search there: its own checks name
-// why (a device file this user may not open is not passed over silently).
-verbs::ListedDevice device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds)
+// is not RoCE), passing over a device whose QPs ibv_modify_qp cannot
+// connect when `connects`, else the first device (whose check then names
+// the fault). A device that cannot be read stops the search there: its own
+// checks name why (a device file this user may not open is not passed over
+// silently).
+verbs::ListedDevice device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds, bool connects)
 {
     for (const auto& d : verbs::list_devices()) {
         try {
             const auto snaps = verbs::snapshot_devices(verbs::Filter{d.name, port}, verbs::Detail::tables);
             if (snaps.empty() || snaps.front().ports.empty())
+                continue;
+            if (connects && !decode::connects_only_through(snaps.front().transport).empty())
                 continue;
             const verbs::PortSnapshot& p = snaps.front().ports.front();
             if (p.attr.link_layer != IBV_LINK_LAYER_ETHERNET)
@@ -105,27 +110,30 @@ Preflight preflight(const PreflightSpec& spec)
         out.gid_kinds = gid_kinds_for(*spec.destination);
     // 1. The device file, before anything opens it.
     const verbs::ListedDevice dev = spec.device.empty() && !out.gid_kinds.empty()
-                                        ? device_for(spec.port, out.gid_kinds)
+                                        ? device_for(spec.port, out.gid_kinds, spec.connects)
                                         : verbs::resolve_device(spec.device);
     out.device = dev.name;
     f.push_back(check_device_file(dev.name, read_device_file("/dev/infiniband/" + dev.uverbs)));
     throw_first_failure(f);
 
-    // 2. The port: its state, the GID index, the MTU.
+    // 2. Connected QPs: the device's transport, then the port's state.
     verbs::Filter filter{dev.name, spec.port};
     const auto snaps = verbs::snapshot_devices(filter, verbs::Detail::tables);
     const verbs::PortSnapshot& port = snaps.front().ports.front();
     const PortState state = port_state_of(dev.name, port);
-    if (spec.check_port_state) {
+    if (spec.connects) {
+        f.push_back(check_connect_transport(dev.name, spec.port, snaps.front().transport));
+        throw_first_failure(f);
         f.push_back(check_port_state(state));
         throw_first_failure(f);
     }
-    if (spec.gid_index || spec.check_port_state) {
+    // 3. The GID index, the MTU.
+    if (spec.gid_index || spec.connects) {
         f.push_back(check_gid_index(dev.name, spec.port, spec.gid_index, gid_entries(port),
                                     static_cast<std::uint32_t>(port.attr.gid_tbl_len), state.ethernet));
         throw_first_failure(f);
     }
-    // 3. A client: the source GID against the destination (RoCE addresses by IP).
+    // 4. A client: the source GID against the destination (RoCE addresses by IP).
     if (spec.destination && state.ethernet) {
         const verbs::GidChoice choice = verbs::choose_among(gid_candidates(port), spec.gid_index, out.gid_kinds);
         f.push_back(check_gid_kind(dev.name, spec.port, spec.gid_index, gid_entries(port),
@@ -138,7 +146,7 @@ Preflight preflight(const PreflightSpec& spec)
         throw_first_failure(f);
     }
 
-    // 4. The process: locked memory and the CPU.
+    // 5. The process: locked memory and the CPU.
     if (spec.memlock_bytes) {
         f.push_back(check_memlock(read_memlock(), spec.memlock_bytes, spec.memlock_what));
         throw_first_failure(f);

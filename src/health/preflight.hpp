@@ -1,5 +1,6 @@
 // The local checks a command runs before any network step or wait: the
-// device file, the port, the GID index, the MTU, locked memory and the CPU.
+// device file, the device's transport (iWARP cannot be connected the way
+// qpscope connects QPs), the port, the GID index, the MTU, locked memory and the CPU.
 // The first failure stops the command with its own message and exit code
 // (finding.hpp), on either side of a test, before a server listens or a
 // client connects.
@@ -20,7 +21,11 @@ namespace qps::health {
 struct PreflightSpec {
     std::string device;                     // "" = the first
     std::uint32_t port = 1;
-    bool check_port_state = true;           // false: a QP that is not connected needs no link
+    // The QPs are to be connected (ibv_modify_qp to RTR and RTS): the
+    // device's transport must allow that (check_connect_transport: not
+    // iWARP) and the port must be ACTIVE. false: a QP that is not connected
+    // needs neither.
+    bool connects = true;
     std::optional<std::uint32_t> gid_index; // -x
     std::optional<int> mtu;                 // --mtu (ibv_mtu)
     std::optional<int> cpu;                 // -c

@@ -46,9 +46,10 @@ void walk(std::uint32_t qpn, const std::vector<Step>& steps, CreateOutcome& out)
 namespace {
 
 // The local checks before the holder is asked for anything: the device
-// file, the port (its state only when the QPs are to be connected, since a
-// QP in RESET or INIT needs no link), the source GID index, the path MTU,
-// and locked memory for the registered buffers.
+// file, the device's transport and the port's state when the QPs are to be
+// connected (--pair, --to rtr/rts: refused on iWARP; a QP in RESET or INIT
+// needs no link and no connection path), the source GID index, the path
+// MTU, and locked memory for the registered buffers.
 void check_create_locally(const CreateSpec& spec)
 {
     health::PreflightSpec p;
@@ -59,16 +60,25 @@ void check_create_locally(const CreateSpec& spec)
     p.memlock_what = count == 1 ? fmt::format("the QP's registered buffer ({} bytes, for qp post)", spec.create.buffer_size)
                                 : fmt::format("the {} QPs' registered buffers ({} bytes each, for qp post)", count,
                                               spec.create.buffer_size);
-    const bool connects = spec.target == IBV_QPS_RTR || spec.target == IBV_QPS_RTS;
-    p.check_port_state = connects;
+    p.connects = connects(spec);
     if (spec.attributes.request.sgid_index)
         p.gid_index = *spec.attributes.request.sgid_index;
-    if (spec.attributes.request.path_mtu && connects)
+    if (spec.attributes.request.path_mtu && p.connects)
         p.mtu = *spec.attributes.request.path_mtu;
     health::preflight(p);
 }
 
 }  // namespace
+
+ibv_qp_state create_target(const std::string& to, bool pair)
+{
+    return to.empty() ? (pair ? IBV_QPS_RTS : IBV_QPS_RESET) : parse_state(to, "--to");
+}
+
+bool connects(const CreateSpec& spec)
+{
+    return spec.target == IBV_QPS_RTR || spec.target == IBV_QPS_RTS;
+}
 
 CreateOutcome create_qps(const CreateSpec& spec)
 {

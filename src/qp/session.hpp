@@ -35,6 +35,16 @@ struct CreateOutcome {
     std::vector<std::string> notes;
 };
 
+// The state `qp create` walks its QPs to: --to as given (`to`, parsed;
+// UsageError for a bad one), else RTS for --pair (two connected QPs) and
+// RESET for one QP.
+ibv_qp_state create_target(const std::string& to, bool pair);
+
+// Whether create_qps connects the new QPs (moves them to RTR or RTS, as
+// --pair does by default): its local checks then include the device's
+// transport (refused on iWARP) and the port's state.
+bool connects(const CreateSpec& spec);
+
 CreateOutcome create_qps(const CreateSpec& spec);
 
 struct ModifyOutcome {

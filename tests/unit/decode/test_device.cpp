@@ -97,3 +97,15 @@ TEST_CASE("capability tables: every named bit")
     const Flags f = decode_flags(qp_types_mask_table, (1u << 2) | 1u);
     CHECK(f.unknown == 1u);
 }
+
+TEST_CASE("connection path: iWARP connects only through rdma_cm; InfiniBand and RoCE through ibv_modify_qp")
+{
+    CHECK(connects_only_through(IBV_TRANSPORT_IWARP) == "rdma_cm");
+    CHECK(connects_only_through(IBV_TRANSPORT_IB).empty());
+    CHECK(connects_only_through(IBV_TRANSPORT_UNKNOWN).empty());
+    CHECK(connects_only_through(99).empty());
+    for (const ConnectPath& c : cm_only_transport_table) {
+        CAPTURE(c.transport);
+        CHECK(transport(c.transport).known);  // a listed transport has a name to be refused by
+    }
+}

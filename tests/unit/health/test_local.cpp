@@ -2,12 +2,15 @@
 // A failure names the value seen, what is valid and the fix, and says
 // whether the host or an option is at fault (exit 1 or 2).
 #include <doctest/doctest.h>
+#include <infiniband/verbs.h>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "src/error.hpp"
 #include "src/health/finding.hpp"
 #include "src/health/local.hpp"
+#include "src/health/preflight.hpp"
 #include "unit/util.hpp"
 
 using namespace qps::health;
@@ -206,4 +209,46 @@ TEST_CASE("the first failure becomes the command's error: exit 2 for an option, 
     CHECK_NOTHROW(throw_first_failure({a}));
     CHECK(thrown<qps::UsageError>([&] { throw_first_failure({a, opt, host}); }) == error_line(opt));
     CHECK(thrown<qps::OperationError>([&] { throw_first_failure({a, host, opt}); }) == error_line(host));
+}
+
+TEST_CASE("transport: iWARP is refused by name before any network step; InfiniBand and RoCE pass")
+{
+    // RoCE devices report IBV_TRANSPORT_IB; their QPs connect like InfiniBand's.
+    const Finding ib = check_connect_transport("mlx5_0", 1, IBV_TRANSPORT_IB);
+    CHECK(ib.status == Status::ok);
+    CHECK(ib.id == "device.transport");
+    CHECK(ib.summary == "mlx5_0 port 1 (transport: InfiniBand): QPs connect with ibv_modify_qp");
+
+    const Finding iw = check_connect_transport("siw0", 2, IBV_TRANSPORT_IWARP);
+    CHECK(iw.failed());
+    CHECK(iw.cause == Cause::host);
+    CHECK(iw.device == "siw0");
+    CHECK(iw.port == 2u);
+    CHECK(iw.summary == "siw0 port 2 (transport: iWARP): qpscope connects QPs with ibv_modify_qp, which iWARP "
+                        "does not support (iWARP connects through rdma_cm)");
+    CHECK(contains(iw.why, "ping-pong, bw, qpscope-mesh, qp create --pair"));
+    CHECK(contains(iw.fix, "InfiniBand or RoCE device with -d"));
+    CHECK(contains(iw.fix, "rdma_cm (rping, perftest with -R)"));
+    CHECK(iw.seen.front().second == "iWARP (1)");
+
+    // What a command stops with: one line, naming the device, the port and the transport.
+    const std::string line = thrown<qps::OperationError>([&] { throw_first_failure({iw}); });
+    CHECK(line.rfind("siw0 port 2 (transport: iWARP): qpscope connects QPs with ibv_modify_qp", 0) == 0);
+    CHECK(contains(line, "; fix: choose an InfiniBand or RoCE device"));
+    CHECK(line.find('\n') == std::string::npos);
+
+    // Transports without an entry in cm_only_transport_table are not refused here.
+    for (const int t :
+         std::initializer_list<int>{IBV_TRANSPORT_UNKNOWN, IBV_TRANSPORT_USNIC, IBV_TRANSPORT_UNSPECIFIED, 42}) {
+        CAPTURE(t);
+        CHECK(check_connect_transport("dev0", 1, t).status == Status::ok);
+    }
+}
+
+TEST_CASE("preflight: the connected tests check the transport unless they say the QPs are not connected")
+{
+    // ping-pong, bw (check_local) and qpscope-mesh (local_setup) leave
+    // `connects` as it is; only `qp create` of a QP that stays in RESET or
+    // INIT sets it false (qp::connects, tests/unit/qp).
+    CHECK(PreflightSpec{}.connects);
 }

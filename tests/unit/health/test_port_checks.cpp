@@ -2,6 +2,7 @@
 // RoCE v2 GID, and the RoCE MTU explained from the netdev MTU.
 #include <cerrno>
 #include <doctest/doctest.h>
+#include <infiniband/verbs.h>
 #include <string>
 #include <vector>
 
@@ -238,4 +239,18 @@ TEST_CASE("loopback failure: an addressing errno points at the addresses, not th
     const Finding d = loopback_failure("rxe1", 1, "ping-pong stopped: no completion for 3000 ms", "", 0, true,
                                        &roce_gid);
     CHECK(contains(d.fix, "reload the driver"));
+}
+
+TEST_CASE("loopback on iWARP: not run, skipped with the transport's refusal (the host stays healthy)")
+{
+    CHECK_FALSE(loopback_not_connectable("rxe0", 1, IBV_TRANSPORT_IB));
+    const auto skipped = loopback_not_connectable("iwp0", 1, IBV_TRANSPORT_IWARP);
+    REQUIRE(skipped);
+    CHECK(skipped->id == "port.loopback");
+    CHECK(skipped->status == Status::skipped);
+    CHECK(skipped->device == "iwp0");
+    CHECK(skipped->port == 1u);
+    CHECK(skipped->summary == "not run: iwp0 port 1 (transport: iWARP): qpscope connects QPs with ibv_modify_qp, "
+                              "which iWARP does not support (iWARP connects through rdma_cm)");
+    CHECK(contains(skipped->fix, "InfiniBand or RoCE device"));
 }

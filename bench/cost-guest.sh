@@ -6,7 +6,14 @@
 #   poll <object> <function>          the provider's poll_cq, as callgrind names it
 #   post <object> <function>          the provider's post_send
 #   loop <case> <tool> <pattern>      the measured loop (callgrind --toggle-collect)
+#   recv <object> <function>          the provider's post_recv
+#   cadence <case> <tool> <signalling>  one signalled send WR in <signalling> (bw), as run
 #   run <case> <tool> <rep> <messages> <total_ir> <spins> <ours> <provider> <libc> <other>
+#       (perftest's clock calibration inside the counted function left out)
+#   clock <case> <tool> <rep> <messages> <calls> <ir> <ours> <provider> <libc> <other> <unplaced> <functions>
+#       what was left out: perftest's get_cpu_mhz inside the counted function
+#   evidence <case> <tool> <rep> <messages> <post_send calls> <post_recv calls> <poll_cq calls> <spins>
+#       inside the counted function (bench/cost refuses a case without posts or polls)
 #   fn <case> <tool> <class> <calls_per_msg> <self_ir_per_msg> <function>   (rep 1, N2 - N1)
 #   call <case> <tool> <caller_class> <calls_per_msg> <callee>   (rep 1, N2 - N1; allocation, locks)
 #   sys <case> <tool> <calls_per_msg> <syscall>   (strace -f -c, N2 - N1)
@@ -23,13 +30,35 @@ out=/tmp/cost
 mkdir -p "$out"
 
 # case | qpscope client arguments | perftest tool and arguments
+# Completion cadence (bw: one signalled WR in N): qpscope's default is 64
+# (--cq-mod, min(64, --tx-depth 128)), ib_write_bw's 100 (--cq-mod); the
+# plain bw cases run each tool at its own default, the -cq64 and -cq100
+# cases both tools at one cadence (each also at the other's).
 cases=(
   "lat-send-2|ping-pong --op send -s 2|ib_send_lat -s 2"
   "lat-write-2|ping-pong --op write -s 2|ib_write_lat -s 2"
   "lat-read-2|ping-pong --op read -s 2|ib_read_lat -s 2"
   "bw-write-64|bw --op write -s 64|ib_write_bw -s 64"
+  "bw-write-64-cq64|bw --op write -s 64 --cq-mod 64|ib_write_bw -s 64 --cq-mod 64"
+  "bw-write-64-cq100|bw --op write -s 64 --cq-mod 100|ib_write_bw -s 64 --cq-mod 100"
   "bw-write-64K|bw --op write -s 64K|ib_write_bw -s 65536"
+  "bw-write-64K-cq64|bw --op write -s 64K --cq-mod 64|ib_write_bw -s 65536 --cq-mod 64"
+  "bw-write-64K-cq100|bw --op write -s 64K --cq-mod 100|ib_write_bw -s 65536 --cq-mod 100"
 )
+
+# The cadence a bw run used, as the tool was told: qpscope's --cq-mod or
+# its default (64); perftest's from its own header ("CQ Moderation").
+cadence() {
+  local name=$1 tool=$2 args=$3 outfile=$4 v
+  [[ $name == bw-* ]] || { echo "cadence $name $tool ping-pong"; return; }
+  if [[ $tool == qpscope ]]; then
+    v=$(sed -n 's/.*--cq-mod \([0-9]*\).*/\1/p' <<<"$args")
+    echo "cadence $name $tool ${v:-64}"
+  else
+    v=$(sed -n 's/^ *CQ Moderation *: *\([0-9]*\).*/\1/p' "$outfile" | head -n 1)
+    echo "cadence $name $tool ${v:-unknown}"
+  fi
+}
 
 # The provider's poll_cq and post_send: ibv_poll_cq() and ibv_post_send()
 # are inline calls through context->ops, static in librxe (stripped), so
@@ -47,8 +76,8 @@ devs = v.ibv_get_device_list(ctypes.byref(n))
 dev = next(devs[i] for i in range(n.value) if v.ibv_get_device_name(devs[i]) == b"rxe0")
 ctx = v.ibv_open_device(dev)
 # struct ibv_context { device; struct ibv_context_ops ops; }: poll_cq is
-# ops' 12th pointer, post_send its 26th (verbs.h).
-for what, index in (("poll", 11), ("post", 25)):
+# ops' 12th pointer, post_send its 26th, post_recv its 27th (verbs.h).
+for what, index in (("poll", 11), ("post", 25), ("recv", 26)):
     fp = ctypes.c_void_p.from_address(ctx + 8 + index * 8).value
     for line in open("/proc/self/maps"):
         f = line.split()
@@ -62,7 +91,8 @@ PY
 )
 echo "$poll"
 COST_POLL=$(sed -n 's/^poll //p' <<<"$poll") COST_POST=$(sed -n 's/^post //p' <<<"$poll")
-export COST_POLL COST_POST
+COST_RECV=$(sed -n 's/^recv //p' <<<"$poll")
+export COST_POLL COST_POST COST_RECV
 
 waitport() {
   for _ in $(seq 300); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.1; done
@@ -109,7 +139,7 @@ measure_once() {
     srv=$!
     waitport 18515 || true
     # shellcheck disable=SC2086
-    timeout 900 "${vg[@]}" $pargs -d rxe0 -x 1 -n "$n" -p 18515 127.0.0.1 >/dev/null 2>"$out/err" || rc=$?
+    timeout 900 "${vg[@]}" $pargs -d rxe0 -x 1 -n "$n" -p 18515 127.0.0.1 >"$out/stdout" 2>"$out/err" || rc=$?
   fi
   end_server "$srv"
   # perftest estimates the CPU clock for its report after the loop, and
@@ -170,6 +200,11 @@ for c in "${cases[@]}"; do
   for tool in qpscope perftest; do
     for n in "$n1" "$n2"; do syscalls "$name" "$tool" "$n" "$qargs" "$pargs"; done
     discover "$name" "$tool" "$qargs" "$pargs"
+    if [[ $tool == qpscope ]]; then
+      cadence "$name" "$tool" "$qargs" ""
+    else
+      cadence "$name" "$tool" "$pargs" "$out/stdout"
+    fi
   done
   for rep in $(seq "$reps"); do
     for n in "$n1" "$n2"; do

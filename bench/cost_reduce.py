@@ -22,6 +22,8 @@ def parse(path):
     selfc, calls, instr = collections.Counter(), collections.Counter(), collections.Counter()
     callers = collections.Counter()  # (caller object, callee object, callee) -> calls
     from_fn = collections.Counter()  # (caller object, caller, callee object, callee) -> calls
+    incl = collections.Counter()     # the same arcs -> inclusive Ir of those calls
+    arc = None
     ob = fn = cob = cfn = None
     after_call = False
     npos, by_instr = 1, False
@@ -37,14 +39,15 @@ def parse(path):
         for line in f:
             c = line[:1]
             if c.isdigit() or c in "+-*":
-                if after_call:  # a call's inclusive cost, not self cost
-                    after_call = False
-                    continue
                 p = line.split()
                 ir = int(p[npos]) if len(p) > npos else 0
+                if after_call:  # a call's inclusive cost, not self cost
+                    after_call = False
+                    incl[arc] += ir
+                    continue
                 selfc[(ob, fn)] += ir
                 if by_instr and p[0].startswith("0x"):
-                    instr[(ob, p[0])] += ir
+                    instr[(ob, fn, p[0])] += ir
                 continue
             key, _, val = line.rstrip("\n").partition("=")
             if key == "ob":
@@ -60,13 +63,14 @@ def parse(path):
                 calls[(cob or ob, cfn)] += int(val.split()[0])
                 callers[(ob, cob or ob, cfn)] += int(val.split()[0])
                 from_fn[(ob, fn, cob or ob, cfn)] += int(val.split()[0])
+                arc = (ob, fn, cob or ob, cfn)
                 after_call = True
                 cob = None
             elif line.startswith("positions:"):
                 npos, by_instr = len(line.split()) - 1, line.split()[1] == "instr"
             elif line.startswith("summary:"):
                 summary = int(line.split()[1])
-    return summary, selfc, calls, instr, callers, from_fn
+    return summary, selfc, calls, instr, callers, from_fn, incl
 
 FORBIDDEN = re.compile(r"^(malloc|calloc|realloc|free|cfree|aligned_alloc|posix_memalign|operator new|operator delete"
                        r"|pthread_mutex_(lock|unlock|trylock)|pthread_rwlock_\w+|pthread_cond_\w+|pthread_spin_(lock|unlock)"
@@ -105,25 +109,148 @@ def loop_pattern(path, tool):
     return pattern
 
 
+CLOCK_MARK = re.compile(r"gettimeofday|fopen|sscanf")
+
+
+def subtree(from_fn, root, kids=None):
+    """Every (object, function) that root calls, directly or not, root included."""
+    if kids is None:
+        kids = children(from_fn)
+    seen, todo = {root}, [root]
+    while todo:
+        for k in kids.get(todo.pop(), ()):
+            if k not in seen:
+                seen.add(k)
+                todo.append(k)
+    return seen
+
+
+def children(from_fn):
+    kids = collections.defaultdict(set)
+    for (o, f, co, cf), n in from_fn.items():
+        if n:
+            kids[(o, f)].add((co, cf))
+    return kids
+
+
+def clock_roots(from_fn, tool, provider_fns):
+    """perftest's CPU-clock calibration (get_cpu_mhz) where the counted
+    function calls it. The Debian binaries are stripped, so callgrind names
+    perftest's own functions by address: get_cpu_mhz is told by what it
+    does, not by name. It is the function of perftest's binary that calls
+    gettimeofday() (sample_get_cpu_mhz's busy wait) or fopen()/sscanf()
+    (proc_get_cpu_mhz reading /proc/cpuinfo), inlined or not, does not post
+    or poll (which rules out the loop around it), and is called by no other
+    such function. A function named get_cpu_mhz counts too."""
+    if tool != "perftest":
+        return set()
+    fns = {(o, f) for (o, f, co, cf) in from_fn} | {(co, cf) for (o, f, co, cf) in from_fn}
+    clocky, loops, kids = set(), set(), children(from_fn)
+    for node in fns:
+        if klass(node[0], tool) != "ours":
+            continue
+        below = subtree(from_fn, node, kids)
+        if any(cf in provider_fns for _, cf in below):
+            loops.add(node)
+        elif node[1] == "get_cpu_mhz" or any(CLOCK_MARK.search(cf or "") for _, cf in below):
+            clocky.add(node)
+    callers_in = {(co, cf) for (o, f, co, cf), n in from_fn.items() if n and (o, f) in clocky}
+    return {node for node in clocky if node not in callers_in}
+
+
+def clock_cost(selfc, from_fn, incl, roots, tool):
+    """What the calibration cost inside the counted function: (calls, the
+    inclusive Ir of the calls into the roots, that Ir by object class).
+    The class split is every function below a root at its self cost, times
+    the share of its calls that came from below a root (1 unless the loop
+    calls it too). Returns also the part of the inclusive Ir the split did
+    not place (0 when the subtree is the calibration's own)."""
+    calls = ir = 0
+    for (o, f, co, cf), n in from_fn.items():
+        if (co, cf) in roots and (o, f) not in roots:
+            calls += n
+            ir += incl[(o, f, co, cf)]
+    below, kids = set(), children(from_fn)
+    for r in roots:
+        below |= subtree(from_fn, r, kids)
+    by = collections.Counter()
+    for node in below:
+        into = sum(n for (o, f, co, cf), n in from_fn.items() if (co, cf) == node)
+        from_below = sum(n for (o, f, co, cf), n in from_fn.items() if (co, cf) == node and (o, f) in below)
+        share = 1.0 if node in roots or not into else from_below / into
+        by[klass(node[0], tool)] += selfc.get(node, 0) * share
+    return calls, ir, by, ir - sum(by.values())
+
+
+def evidence(case, tool, fn, n, posts, polls, spins, memory_wait):
+    """None when the counted function both posts and polls, else the one
+    line that refuses the case. posts: calls into the provider's post_send
+    and post_recv; polls: calls into its poll_cq, all inside the counted
+    function (collection is on only there). Write ping-pong waits by
+    reading memory: there the poll evidence is poll_cq calls or the spin
+    count (the client's hottest instruction, its wait loop) reaching one a
+    message."""
+    if posts <= 0:
+        what = "no call into the provider's post_send or post_recv"
+    elif memory_wait and polls <= 0 and spins < n:
+        what = f"no poll_cq call and a memory wait of {spins} passes for {n} messages"
+    elif not memory_wait and polls <= 0:
+        what = "no call into the provider's poll_cq"
+    else:
+        return None
+    return f"bench/cost: {tool} {case}: the counted function {fn or '(none found)'} has {what} (N = {n}): not a measured loop, case refused"
+
+
 def reduce(out, n1, n2):
     poll_obj = poll_fn = None
     maps = os.environ.get("COST_POLL", "")
     if maps:
         poll_obj, poll_fn = maps.split()
 
+    def addr(var):
+        v = os.environ.get(var, "").split()
+        return (os.path.realpath(v[0]), v[1]) if len(v) == 2 else None
+    post, recv = addr("COST_POST"), addr("COST_RECV")
+    provider_fns = {x[1] for x in (post, recv, addr("COST_POLL")) if x}
+
+    def calls_into(calls, target):
+        return sum(v for (obj, fn), v in calls.items()
+                   if target and fn == target[1] and os.path.realpath(obj or "") == target[0])
+
     parsed = {}
     for path in sorted(glob.glob(f"{out}/*.cg")):
         name, tool, rep, n = os.path.basename(path)[:-3].split(".")
-        total, selfc, calls, instr, callers, _ = parse(path)
+        total, selfc, calls, instr, callers, from_fn, incl = parse(path)
+        # perftest's clock calibration, where the counted function calls
+        # it, is left out: its inclusive cost off the total, its subtree's
+        # self cost off each class (the clock line shows both).
+        roots = clock_roots(from_fn, tool, provider_fns)
+        ccalls, cir, cby, cleft = clock_cost(selfc, from_fn, incl, roots, tool)
+        total -= cir
         by = collections.Counter()
         for (obj, fn), ir in selfc.items():
             by[klass(obj, tool)] += ir
+        for k, v in cby.items():
+            by[k] -= v
+        by["ours"] -= cleft
+        by = {k: round(v) for k, v in by.items()}
+        by["ours"] += total - sum(by.values())  # rounding
+        kids = children(from_fn)
+        inclock = set()
+        for r in roots:
+            inclock |= subtree(from_fn, r, kids)
         if instr:
-            # The client binary's hottest instruction: its wait loop's.
-            spins = max((ir for (obj, _), ir in instr.items() if klass(obj, tool) == "ours"), default=0)
+            # The client binary's hottest instruction: its wait loop's
+            # (the calibration's own busy wait left out).
+            spins = max((ir for (obj, fn, _), ir in instr.items()
+                         if klass(obj, tool) == "ours" and (obj, fn) not in inclock), default=0)
         else:
             spins = sum(v for (obj, fn), v in calls.items() if fn == poll_fn and os.path.realpath(obj or "") == os.path.realpath(poll_obj))
-        print("run", name, tool, rep, n, total, spins, by["ours"], by["provider"], by["libc"], by["other"])
+        print("run", name, tool, rep, n, total, spins, by.get("ours", 0), by.get("provider", 0), by.get("libc", 0), by.get("other", 0))
+        print("clock", name, tool, rep, n, ccalls, cir, *(round(cby[k]) for k in ("ours", "provider", "libc", "other")),
+              round(cleft), ",".join(f for _, f in sorted(roots)) or "-")
+        polls = sum(v for (obj, fn), v in calls.items() if poll_fn and fn == poll_fn and os.path.realpath(obj or "") == os.path.realpath(poll_obj))
+        print("evidence", name, tool, rep, n, calls_into(calls, post), calls_into(calls, recv), polls, spins)
         if rep == "1":
             parsed[(name, tool, int(n))] = (selfc, calls, callers)
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Tests of bench/cost_reduce.py's pure logic (ctest label unit): the
+callgrind reading, perftest's clock calibration left out, and the refusal
+of a counted function that does not both post and poll."""
+import os, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cost_reduce as cr  # noqa: E402
+
+PERF = "/usr/bin/ib_send_lat"
+RXE = "/usr/lib/x86_64-linux-gnu/libibverbs/librxe-rdmav34.so"
+LIBC = "/usr/lib/x86_64-linux-gnu/libc.so.6"
+LOOP, POST, POLL, CLOCK = "0x0000000000001000", "0x0000000000000500", "0x0000000000000600", "0x0000000000002000"
+
+# A counted loop (perftest, stripped: functions named by address) that
+# posts 10 times, polls 20 times and calls the calibration once; the
+# calibration calls gettimeofday 30 times. Total 1000 Ir.
+CG = f"""# callgrind format
+version: 1
+creator: test
+positions: line
+events: Ir
+summary: 1000
+
+ob=(1) {PERF}
+fl=(1) ???
+fn=(1) {LOOP}
+0 100
+cob=(2) {RXE}
+cfn=(2) {POST}
+calls=10 0
+0 300
+cob=(2)
+cfn=(3) {POLL}
+calls=20 0
+0 200
+cfn=(4) {CLOCK}
+calls=1 0
+0 400
+
+fn=(4)
+0 50
+cob=(3) {LIBC}
+cfn=(5) gettimeofday
+calls=30 0
+0 350
+
+ob=(2)
+fn=(2)
+0 300
+fn=(3)
+0 200
+
+ob=(3)
+fn=(5)
+0 350
+"""
+
+failures = 0
+
+
+def check(what, got, want):
+    global failures
+    if got != want:
+        failures += 1
+        print(f"FAIL {what}: got {got!r}, want {want!r}")
+
+
+with tempfile.NamedTemporaryFile("w", suffix=".cg", delete=False) as f:
+    f.write(CG)
+try:
+    total, selfc, calls, instr, callers, from_fn, incl = cr.parse(f.name)
+finally:
+    os.unlink(f.name)
+
+check("summary", total, 1000)
+check("self cost sums to the summary", sum(selfc.values()), 1000)
+check("post calls", calls[(RXE, POST)], 10)
+check("inclusive cost of the calibration call", incl[(PERF, LOOP, PERF, CLOCK)], 400)
+check("inclusive cost of gettimeofday", incl[(PERF, CLOCK, LIBC, "gettimeofday")], 350)
+
+roots = cr.clock_roots(from_fn, "perftest", {POST, POLL})
+check("the calibration is found by what it does", roots, {(PERF, CLOCK)})
+check("qpscope has no calibration to leave out", cr.clock_roots(from_fn, "qpscope", {POST, POLL}), set())
+check("a loop without the calibration", cr.clock_roots(from_fn, "perftest", {POST, POLL, "gettimeofday"}), set())
+
+n, ir, by, left = cr.clock_cost(selfc, from_fn, incl, roots, "perftest")
+check("calibration calls", n, 1)
+check("calibration Ir", ir, 400)
+check("calibration split", (by["ours"], by["provider"], by["libc"], by["other"]), (50, 0, 350, 0))
+check("nothing unplaced", left, 0)
+check("no calibration, nothing removed", cr.clock_cost(selfc, from_fn, incl, set(), "perftest")[:2], (0, 0))
+
+# A function the loop calls too is removed only for the calibration's share
+# of its calls: gettimeofday called 30 times from the calibration and 10
+# from the loop itself.
+from_fn[(PERF, LOOP, LIBC, "gettimeofday")] = 10
+selfc[(LIBC, "gettimeofday")] = 400
+n, ir, by, left = cr.clock_cost(selfc, from_fn, incl, roots, "perftest")
+check("shared callee: the calibration's share", by["libc"], 300)
+
+ok = cr.evidence("bw-write-64", "perftest", LOOP, 1000, 1000, 30, 30, False)
+check("posts and polls: accepted", ok, None)
+no_poll = cr.evidence("bw-write-64", "perftest", LOOP, 1000, 1000, 0, 0, False)
+check("no poll: refused, naming tool, case and function",
+      bool(no_poll) and all(x in no_poll for x in ("perftest", "bw-write-64", LOOP, "poll_cq")), True)
+no_post = cr.evidence("lat-send-2", "qpscope", "run_loop*", 1000, 0, 2000, 2000, False)
+check("no post: refused", bool(no_post) and "post_send" in no_post and "qpscope lat-send-2" in no_post, True)
+check("write ping-pong: the memory wait is the poll evidence",
+      cr.evidence("lat-write-2", "qpscope", "f", 1000, 1000, 0, 5000, True), None)
+check("write ping-pong: no wait, no poll: refused",
+      cr.evidence("lat-write-2", "qpscope", "f", 1000, 1000, 0, 10, True) is not None, True)
+check("no function found: refused", "(none found)" in cr.evidence("lat-read-2", "perftest", "", 1000, 0, 0, 0, False), True)
+
+print("cost_reduce: " + ("all passed" if not failures else f"{failures} failed"))
+sys.exit(1 if failures else 0)

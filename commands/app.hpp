@@ -7,10 +7,16 @@
 #include <string_view>
 
 #include "formatters/printer.hpp"
+#include "src/exit_code.hpp"
 
 namespace qps::cli {
 
-enum ExitCode : int { exit_ok = 0, exit_failed = 1, exit_usage = 2, exit_timeout = 3 };
+// The codes: src/exit_code.hpp (shared with qpscope-mesh).
+using qps::ExitCode;
+using qps::exit_ok;
+using qps::exit_failed;
+using qps::exit_usage;
+using qps::exit_timeout;
 
 struct GlobalOptions {
     bool json = false;

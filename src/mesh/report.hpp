@@ -51,12 +51,12 @@ struct PairResult {
     std::optional<LatencyFigures> lat_a, lat_b;         // each side's view of the same ping-pong
     std::optional<BandwidthFigures> bw_ab, bw_ba;       // a -> b, b -> a, as each sender measured
     std::string verified_ab, verified_ba;  // what each receiver found in its buffer: "ok" or where it differs
-    double seconds = 0;                                 // the pair's tests, as a measured them
+    double seconds = 0;  // the pair's tests, as a measured them (from connected to done; 0 if never connected)
 };
 
 struct RoundTiming {
-    double wall_s = 0;  // round start (rank 0) to every result in
-    double test_s = 0;  // the longest pair's tests
+    double wall_s = 0;  // at rank 0, the previous round's last record in (or the start) to this round's
+    double test_s = 0;  // the longest pair's tests (PairResult::seconds: no QP set-up, no exchange)
     double coordination_s() const { return wall_s > test_s ? wall_s - test_s : 0; }
 };
 

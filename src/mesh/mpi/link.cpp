@@ -13,12 +13,32 @@ int tag(std::uint32_t round, Channel channel)
     return static_cast<int>((round % 10000) * 3 + static_cast<std::uint32_t>(channel));
 }
 
-void send_to(int rank, int tag, const std::string& message)
+bool send_to(int rank, int tag, const std::string& message, Deadline deadline)
 {
-    // Small messages go eagerly: the send returns once the data is handed
+    // Small messages go eagerly: the send completes once the data is handed
     // over. An error (the peer's connection died) is left for the receive
-    // side's deadline to report.
-    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, rank, tag, MPI_COMM_WORLD);
+    // side's deadline to report; a send still pending at the deadline is
+    // abandoned with its buffer (the rank leaves or goes on without it).
+    auto* buffer = new std::string(message);
+    MPI_Request request;
+    if (MPI_Isend(buffer->data(), static_cast<int>(buffer->size()), MPI_CHAR, rank, tag, MPI_COMM_WORLD, &request) !=
+        MPI_SUCCESS) {
+        delete buffer;
+        return false;
+    }
+    const timespec pause{0, 100'000};
+    for (;;) {
+        int done = 0;
+        if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return false;  // the request may still hold the buffer: left
+        if (done) {
+            delete buffer;
+            return true;
+        }
+        if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+        ::nanosleep(&pause, nullptr);
+    }
 }
 
 std::optional<std::string> receive_from(int rank, int tag, Deadline deadline)

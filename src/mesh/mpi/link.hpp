@@ -16,18 +16,22 @@ namespace qps::mesh::mpi {
 enum class Channel { pair = 0, result = 1, control = 2 };
 int tag(std::uint32_t round, Channel channel);
 
-void send_to(int rank, int tag, const std::string& message);
+// Sends without blocking past `deadline` (a peer that died may never take
+// the message): false if the send failed or was still pending then (the
+// message is then left to MPI, never freed under it).
+bool send_to(int rank, int tag, const std::string& message, Deadline deadline);
 // The next message from `rank` with `tag`, or nullopt at the deadline or on an interrupt.
 std::optional<std::string> receive_from(int rank, int tag, Deadline deadline);
 
 class Link final : public PairLink {
 public:
-    Link(int partner, int tag) : partner_(partner), tag_(tag) {}
-    void send(const std::string& message) override { send_to(partner_, tag_, message); }
+    Link(int partner, int tag, Deadline deadline) : partner_(partner), tag_(tag), deadline_(deadline) {}
+    void send(const std::string& message) override { send_to(partner_, tag_, message, deadline_); }
     std::optional<std::string> receive(Deadline deadline) override { return receive_from(partner_, tag_, deadline); }
 
 private:
     int partner_, tag_;
+    Deadline deadline_;
 };
 
 }  // namespace qps::mesh::mpi

@@ -1,6 +1,7 @@
 #include "src/mesh/mpi/run.hpp"
 
 #include <CLI/CLI.hpp>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
+#include "src/exit_code.hpp"
 #include "src/health/preflight.hpp"
 #include "src/mesh/mpi/link.hpp"
 #include "src/mesh/pair_test.hpp"
@@ -32,11 +34,16 @@ namespace qps::mesh::mpi {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int exit_failed = 1, exit_usage = 2, exit_lost = 3;
+// A rank lost is a peer lost: qpscope's timeout code (src/exit_code.hpp).
+constexpr int exit_lost = exit_timeout;
 // What rank 0 waits beyond the per-pair timeout for a round's records
 // (the records themselves, a slow launcher), and what the others wait for
-// rank 0's word beyond that.
-constexpr std::chrono::seconds report_grace{5}, control_grace{15};
+// rank 0's word beyond that: every rank ends within the timeout + 10 s of
+// its round's start, whichever rank died, rank 0 included.
+constexpr std::chrono::seconds report_grace{5}, control_grace{5};
+// What rank 0 gives its sends of a round's word to all ranks, and what any
+// rank gives MPI_Finalize before it leaves without it.
+constexpr std::chrono::seconds send_grace{2}, finalize_grace{5};
 constexpr std::size_t rank_record_bytes = 4096;
 constexpr std::chrono::seconds output_interval{5};
 
@@ -213,7 +220,7 @@ public:
             std::cout << fmt_out::mesh_text(report_, a, options_);
         std::cout.flush();
         if (!report_.stopped.empty())
-            return exit_lost;
+            return net::interrupt_pending() ? exit_interrupted : exit_lost;
         return a.healthy() ? 0 : exit_failed;
     }
 
@@ -265,6 +272,25 @@ void progress(bool show, std::size_t round, std::size_t rounds)
     std::_Exit(code);
 }
 
+volatile std::sig_atomic_t finalize_code = 0;
+
+// MPI_Finalize, bounded: a rank of the job that left meanwhile (rank 0
+// killed after its last word) can make it wait for ever; past
+// finalize_grace the rank leaves with the same code.
+int finalize(int code)
+{
+    std::cout.flush();
+    std::cerr.flush();
+    finalize_code = code;
+    struct sigaction sa {};
+    sa.sa_handler = [](int) { std::_Exit(finalize_code); };
+    ::sigaction(SIGALRM, &sa, nullptr);
+    ::alarm(static_cast<unsigned>(finalize_grace.count()));
+    MPI_Finalize();
+    ::alarm(0);
+    return code;
+}
+
 // What every rank knows once the run has started.
 struct Run {
     int rank = 0, size = 0;
@@ -290,40 +316,51 @@ std::optional<PairResult> run_my_pair(const Run& run, std::size_t round, Clock::
     ctx.partner = &run.ranks[partner];
     ctx.tests = run.options.tests;
     ctx.deadline = round_start + run.timeout;
-    Link link(static_cast<int>(partner), tag(static_cast<std::uint32_t>(round), Channel::pair));
+    Link link(static_cast<int>(partner), tag(static_cast<std::uint32_t>(round), Channel::pair), ctx.deadline);
     return run_pair(ctx, link, run.clock);
 }
 
 // A rank other than 0 after its round: its record to rank 0, then rank 0's
-// word. Returns nullopt to go on, else the exit code (MPI finalized).
-std::optional<int> report_and_wait(const Run& run, std::size_t round, const std::optional<PairResult>& result)
+// word, both by the round's start + timeout + report_grace + control_grace
+// (rank 0 gives up on the records at + report_grace). Returns nullopt to
+// go on, else the exit code (MPI finalized). Without rank 0's word the rank
+// leaves without MPI_Finalize: rank 0 died or hung, and nothing of MPI's
+// may wait for it.
+std::optional<int> report_and_wait(const Run& run, std::size_t round, Clock::time_point round_start,
+                                   const std::optional<PairResult>& result)
 {
-    send_to(0, tag(static_cast<std::uint32_t>(round), Channel::result), result ? util::json_text(to_json(*result)) : "null");
-    const auto word = receive_from(0, tag(static_cast<std::uint32_t>(round), Channel::control),
-                                   Clock::now() + run.timeout + report_grace + control_grace);
+    const auto deadline = round_start + run.timeout + report_grace + control_grace;
+    send_to(0, tag(static_cast<std::uint32_t>(round), Channel::result),
+            result ? util::json_text(to_json(*result)) : "null", deadline);
+    const auto word = receive_from(0, tag(static_cast<std::uint32_t>(round), Channel::control), deadline);
     if (!word) {
-        std::cerr << fmt::format("qpscope-mesh: rank {}: {}\n", run.rank,
-                                 net::interrupt_pending()
-                                     ? "interrupted"
-                                     : fmt::format("no word from rank 0 after round {}: it died or hung; no report "
-                                                   "from this rank",
-                                                   round + 1));
+        if (net::interrupt_pending()) {
+            std::cerr << fmt::format("qpscope-mesh: rank {}: interrupted\n", run.rank);
+            leave(exit_interrupted);
+        }
+        std::cerr << fmt::format("qpscope-mesh: rank {}: no word from rank 0 within the per-pair timeout ({:g} s) "
+                                 "plus {} s of round {}: rank 0 died or hung; no report from this rank\n",
+                                 run.rank, run.options.tests.timeout_s, (report_grace + control_grace).count(),
+                                 round + 1);
         leave(exit_lost);
     }
     if (*word == "go")
         return std::nullopt;
-    if (word->rfind("end ", 0) == 0) {
-        const int code = std::atoi(word->c_str() + 4);
-        MPI_Finalize();
-        return code;
-    }
-    leave(exit_lost);  // "stop"
+    if (word->rfind("end ", 0) == 0)
+        return finalize(std::atoi(word->c_str() + 4));
+    // "stop CODE": rank 0 ended the run (a rank lost, or interrupted) and
+    // leaves without MPI_Finalize; so does this rank.
+    leave(word->rfind("stop ", 0) == 0 ? std::atoi(word->c_str() + 5) : exit_lost);
 }
 
 // Rank 0 after its own pair: every record of the round until the pair
-// timeout (+ grace) has passed. Returns the ranks that sent none.
+// timeout (+ grace) has passed. Returns the ranks that sent none. The
+// round's timing: its wall time from `since` (the previous round's last
+// record in, or the start) to this round's last record in, so it holds the
+// slowest rank's whole round: the word to go on, QP set-up and endpoint
+// exchange, the tests, its record; `since` moves on to now.
 std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t round, Clock::time_point round_start,
-                               const std::optional<PairResult>& own)
+                               Clock::time_point& since, const std::optional<PairResult>& own)
 {
     const int result_tag = tag(static_cast<std::uint32_t>(round), Channel::result);
     double test_s = own ? own->seconds : 0;
@@ -349,7 +386,9 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
         }
     }
     RoundTiming timing;
-    timing.wall_s = std::chrono::duration<double>(Clock::now() - round_start).count();
+    const auto now = Clock::now();
+    timing.wall_s = std::chrono::duration<double>(now - since).count();
+    since = now;
     timing.test_s = test_s;
     collector.round_done(timing);
     return lost;
@@ -372,9 +411,11 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
     }
     collector.stop(why);
     const int control_tag = tag(static_cast<std::uint32_t>(round), Channel::control);
+    const int code = net::interrupt_pending() ? exit_interrupted : exit_lost;
+    const auto deadline = Clock::now() + send_grace;
     for (int to = 1; to < run.size; ++to)
         if (net::interrupt_pending() || std::find(lost.begin(), lost.end(), to) == lost.end())
-            send_to(to, control_tag, "stop");
+            send_to(to, control_tag, fmt::format("stop {}", code), deadline);
     if (show_progress)
         std::cerr << '\n';
     std::cerr << "qpscope-mesh: the run ended early: " << util::escape_text(why) << '\n';
@@ -387,7 +428,7 @@ int run(int argc, char** argv)
 {
     CLI::App app{"qpscope-mesh: latency and bandwidth of every pair of ranks (start it with mpirun or srun)"};
     app.footer("Exit codes: 0 every pair passed, 1 a pair failed or missed --expect, 2 bad usage, 3 a rank was lost "
-               "or the run interrupted.\nSee qpscope-mesh(1); `qpscope mesh --ranks N` shows the plan and its cost.");
+               "(died or hung; for the others, rank 0), 4 interrupted (SIGINT, SIGTERM).\nSee qpscope-mesh(1); `qpscope mesh --ranks N` shows the plan and its cost.");
     cli::MeshFlags flags;
     bool json = false, quiet = false;
     cli::add_mesh_options(&app, flags);
@@ -430,13 +471,11 @@ int run(int argc, char** argv)
     if (verdict >= 0) {
         if (run.rank == 0 && !parse_error.empty())
             std::cerr << "qpscope-mesh: " << util::escape_text(parse_error) << '\n';
-        MPI_Finalize();
-        return verdict;
+        return finalize(verdict);
     }
     if (run.size < 2) {
         std::cerr << "qpscope-mesh: 1 rank: a mesh needs at least 2 (e.g. mpirun -np 4 --map-by node qpscope-mesh)\n";
-        MPI_Finalize();
-        return exit_usage;
+        return finalize(exit_usage);
     }
     const Json plan = Json::parse(broadcast(run.rank == 0 ? util::json_text(Json{{"tests", to_json(run.options.tests)},
                                                                                   {"pairs", pairs_name(run.options.pairs)},
@@ -464,33 +503,30 @@ int run(int argc, char** argv)
     const bool show_progress = run.rank == 0 && !run.options.quiet && ::isatty(STDERR_FILENO);
     MPI_Barrier(MPI_COMM_WORLD);
 
+    Clock::time_point since = Clock::now();  // rank 0: the previous round's end
     const std::size_t rounds = run.sched.rounds.size();
     for (std::size_t round = 0; round < rounds; ++round) {
         const auto round_start = Clock::now();
         progress(show_progress, round, rounds);
         const std::optional<PairResult> result = run_my_pair(run, round, round_start);
         if (run.rank != 0) {
-            if (const auto code = report_and_wait(run, round, result))
+            if (const auto code = report_and_wait(run, round, round_start, result))
                 return *code;
             continue;
         }
-        const std::vector<int> lost = collect_round(run, *collector, round, round_start, result);
+        const std::vector<int> lost = collect_round(run, *collector, round, round_start, since, result);
         if (!lost.empty() || net::interrupt_pending())
             stop_run(run, *collector, round, lost, show_progress);
         const int control_tag = tag(static_cast<std::uint32_t>(round), Channel::control);
-        if (round + 1 < rounds) {
-            for (int to = 1; to < run.size; ++to)
-                send_to(to, control_tag, "go");
-            continue;
-        }
-        const int code = collector->finish();
+        const bool last = round + 1 == rounds;
+        const int code = last ? collector->finish() : 0;
+        const auto deadline = Clock::now() + send_grace;
         for (int to = 1; to < run.size; ++to)
-            send_to(to, control_tag, fmt::format("end {}", code));
-        MPI_Finalize();
-        return code;
+            send_to(to, control_tag, last ? fmt::format("end {}", code) : "go", deadline);
+        if (last)
+            return finalize(code);
     }
-    MPI_Finalize();  // no round: cannot happen with 2 or more ranks
-    return 0;
+    return finalize(0);  // no round: cannot happen with 2 or more ranks
 }
 
 }  // namespace qps::mesh::mpi

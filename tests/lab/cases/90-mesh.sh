@@ -3,7 +3,8 @@
 # all pairs of 4 ranks in 3 rounds with JSON, schema and the heat map
 # rendered; a rank with an empty GID index; odd N; a rank SIGKILLed (the
 # launcher's default abort); a rank SIGSTOPped under --enable-recovery (our
-# own timeout: its connections stay open).
+# own timeout: its connections stay open); rank 0 SIGKILLed or SIGSTOPped
+# under --enable-recovery (the others end by themselves as fast).
 mesh=$(dirname "$q")/qpscope-mesh
 mesh_schema=$here/../../docs/schema/qpscope-mesh.schema.json
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -144,5 +145,52 @@ expect_out_has "STOPPED after"
 expect_out_has "rank 2 (lab)"
 expect_out_has "did not report round"
 expect_true "the partial report validates" valid_mesh "$_scratch/r.json"
+
+# ended PID...: true when none of the processes runs any more (gone, or a
+# zombie its launcher has not reaped yet).
+ended() {
+  local p st
+  for p in "$@"; do
+    st=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null | cut -c1)
+    [ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ] || return 1
+  done
+}
+# rank0_lost SIGNAL: rank 0 gets SIGNAL once round 1 is in; every other rank
+# must end by itself within the per-pair timeout + 10 s of its round's
+# start (its round started before the signal), naming rank 0. Measured
+# from the signal to the last survivor gone; mpirun's own end is not
+# waited for before the check (the mpi wrapper's 600 s is not the bound).
+rank0_lost() {
+  local sig=$1 f="$_scratch/z-$1.json" t0 t1 info pid0 p survivors=() r
+  rm -f "$f"
+  mpi --enable-recovery -np 4 "$mesh" -D 2 --lat-iters 200 --timeout 20 -o "$f" >"$_scratch/z.out" 2>&1 &
+  local job=$!
+  info=$(kill_rank_when "$f" 0 "$sig")
+  t0=$(date +%s.%N)
+  pid0=${info#* }
+  for p in $(pgrep -x qpscope-mesh); do [ "$p" != "$pid0" ] && survivors+=("$p"); done
+  expect_true "$sig: rank 0 got the signal after round 1, 3 survivors (${#survivors[@]})" \
+    test -n "$info" -a "${#survivors[@]}" = 3
+  for ((r = 0; r < 600; r++)); do ended "${survivors[@]}" && break; sleep 0.1; done
+  t1=$(date +%s.%N)
+  local took
+  took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+  echo "    $sig rank 0: the survivors ended $took s after the signal"
+  expect_true "$sig: every survivor ended $took s after rank 0's signal (<= 20 + 10 + 3)" \
+    awk -v t="$took" 'BEGIN { exit !(t <= 33) }'
+  # A stopped rank 0 cannot end by itself: killed, so that mpirun ends.
+  [ -n "$pid0" ] && kill -9 "$pid0" 2>/dev/null
+  wait "$job"
+  out=$(cat "$_scratch/z.out"); err=""
+  for r in 1 2 3; do
+    expect_out_has "rank $r: no word from rank 0 within the per-pair timeout (20 s) plus 10 s of round"
+  done
+}
+
+case_ "rank 0 SIGKILLed under --enable-recovery: every survivor ends within timeout + 10 s, naming rank 0"
+rank0_lost KILL
+
+case_ "rank 0 SIGSTOPped under --enable-recovery: the same, and no survivor waits in MPI for it"
+rank0_lost STOP
 
 if [ "$mesh_saved_asan" = unset ]; then unset ASAN_OPTIONS; else export ASAN_OPTIONS=$mesh_saved_asan; fi

@@ -12,6 +12,7 @@
 #include "formatters/json_value.hpp"
 #include "src/config.hpp"
 #include "src/error.hpp"
+#include "src/net/interrupt.hpp"
 #include "src/verbs/library.hpp"
 #include "src/util/json_text.hpp"
 #include "src/util/outside_bytes.hpp"
@@ -41,7 +42,8 @@ void GlobalOptions::info(std::string_view line) const
 void build_app(CLI::App& app, GlobalOptions& global)
 {
     app.description("qpscope: RDMA diagnostics and queue-pair inspection");
-    app.footer("Exit codes: 0 success, 1 the operation failed, 2 bad usage or input, 3 timeout or lost peer.\n"
+    app.footer("Exit codes: 0 success, 1 the operation failed, 2 bad usage or input, 3 timeout or lost peer, "
+               "4 interrupted (SIGINT or SIGTERM).\n"
                "Without RDMA hardware: lab/qpscope-lab qpscope ports   (boots a Soft-RoCE VM)");
     app.require_subcommand(1);
     app.fallthrough();
@@ -98,6 +100,8 @@ int report_error(bool json, const std::string& command, std::string_view kind, c
 
 }  // namespace
 
+int aborted_run_exit_code() { return net::interrupt_pending() ? exit_interrupted : exit_timeout; }
+
 int run(int argc, char** argv)
 {
     CLI::App app;
@@ -127,6 +131,8 @@ int run(int argc, char** argv)
         return report_error(json, command, "usage", e.what(), exit_usage);
     } catch (const TimeoutError& e) {
         return report_error(json, command, "timeout", e.what(), exit_timeout);
+    } catch (const net::Interrupted& e) {
+        return report_error(json, command, "interrupted", e.what(), exit_interrupted);
     } catch (const OperationError& e) {
         return report_error(json, command, "failed", e.what(), exit_failed);
     } catch (const std::exception& e) {

@@ -17,6 +17,11 @@ using qps::exit_ok;
 using qps::exit_failed;
 using qps::exit_usage;
 using qps::exit_timeout;
+using qps::exit_interrupted;
+
+// The code of a run that ended early with a partial report: interrupted
+// (SIGINT/SIGTERM) or timeout/lost peer.
+int aborted_run_exit_code();
 
 struct GlobalOptions {
     bool json = false;

@@ -36,7 +36,7 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
         });
         emit(global, "ping-pong", [&](fmt_out::Printer& p) { fmt_out::render_ping_pong(report, p); });
         if (report.aborted)
-            throw ReportedFailure{exit_timeout};
+            throw ReportedFailure{aborted_run_exit_code()};
     });
 }
 

@@ -11,7 +11,8 @@ enum ExitCode : int {
     exit_usage = 2,      // bad usage or input (qpscope-mesh: rank 0's command line)
     exit_timeout = 3,    // a peer was lost: it died, hung or did not answer in time
                          // (qpscope: the peer; qpscope-mesh: a rank, or rank 0 for the others)
-    exit_interrupted = 4,  // qpscope-mesh only: SIGINT or SIGTERM ended the run
+    exit_interrupted = 4,  // SIGINT or SIGTERM ended the command or the run (both binaries;
+                           // qpscope ports --watch, which runs until then, exits 0)
 };
 
 }  // namespace qps

@@ -155,6 +155,34 @@ import json, sys
 d = json.loads(sys.argv[1]); assert d["test"]["aborted"] and d["client"][0]["samples"] > 0' "$out"
 wait
 
+case_ "ping-pong: SIGINT ends a server waiting for its first client, SIGTERM a client mid-run: exit 4, interrupted"
+"$q" --json ping-pong -d rxe0 -p 18731 >"$server_log" 2>&1 &
+server=$!
+eventually 30 bash -c '[ -n "$(ss -Hltn "sport = :18731")" ]' || bad "the server did not listen on 18731 within 30 s"
+kill -INT "$server"
+wait "$server"; server_rc=$?
+out=$(cat "$server_log")
+expect_true "server exit 4 (got $server_rc)" test "$server_rc" = 4
+expect_true "its JSON error is kind interrupted, exit_code 4" \
+  jq -e '.error.kind == "interrupted" and .error.exit_code == 4 and (.error.message | test("SIGINT"))' <<<"$out"
+"$q" ping-pong -p 18732 --timeout 20 >/dev/null 2>&1 &
+server=$!
+int_log=$(mktemp)
+"$q" --json ping-pong 127.0.0.1 -p 18732 -n 100000000 --timeout 20 >"$int_log" 2>&1 &
+int_client=$!
+eventually 60 has_rts_qps "$int_client" || bad "the client did not start its run within 60 s"
+kill -TERM "$int_client"
+wait "$int_client"; client_rc=$?
+out=$(cat "$int_log")
+expect_true "client (no -d) exit 4 (got $client_rc)" test "$client_rc" = 4
+expect_true "its partial report says interrupted" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1]); t = d["test"]
+assert t["aborted"] and "interrupted" in t["abort_reason"], t' "$out"
+wait "$server"; server_rc=$?
+expect_true "the server (no -d) ends by itself, 3: its peer gave up (got $server_rc)" test "$server_rc" = 3
+rm -f "$int_log"
+
 case_ "ping-pong: bad combinations and sizes are refused before anything starts"
 run "$q" ping-pong 127.0.0.1 --op read --transport uc
 expect_rc 2; expect_err_has "--op read is not possible on --transport uc"

@@ -91,6 +91,9 @@ env -i PATH="$PATH" HOME=/root "${LAB_ENV[@]}" \
 		"${cmd[@]}"' lab-vm "$RESULTS" \
 	2>"$RESULTS/timeout.log"
 rc=$?
+# How long the command ran by the guest's clocks: a "timed out" that the
+# host's clock contradicts is then visible.
+{ echo "uptime $(cut -d' ' -f1 /proc/uptime) s"; date -u '+date %Y-%m-%dT%H:%M:%SZ'; } >"$RESULTS/clock"
 grep -q 'sending signal' "$RESULTS/timeout.log" && : >"$RESULTS/timed-out"
 echo "$rc" >"$RESULTS/rc.tmp" && mv "$RESULTS/rc.tmp" "$RESULTS/rc"
 log "command exited with $rc"

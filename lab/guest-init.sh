@@ -79,22 +79,35 @@ done
 
 # 5. The command, as root, in the host's current directory, with a clean
 #    environment plus what the host passed through. timeout's own messages
-#    go to timeout.log: "sending signal" there means the command timed out.
+#    go to timeout.log: "sending signal TERM" there means the command timed
+#    out; another signal, that timeout(1) received it and passed it on.
+#    timeout runs as the child of a subshell, not of this PID 1: the kernel
+#    does not count a parent that is init as a tie to the session, so under
+#    PID 1 the command's process group is orphaned from the start, and
+#    whenever a process of it that was reparented to init (e.g. a case's
+#    stray `sleep`) exits while another is stopped (SIGSTOP, the frozen-peer
+#    cases), the kernel sends the whole group SIGHUP (POSIX's orphaned
+#    process group rule) and the run ends as if it had timed out.
 cd "$LAB_CWD" || die "cannot cd to $LAB_CWD"
 ulimit -l unlimited
 log "running the command"
+# `& wait`: the subshell stays timeout's parent (a lone command would be
+# exec'd in its place).
 # shellcheck disable=SC2016 # $1 is expanded by the inner bash
-env -i PATH="$PATH" HOME=/root "${LAB_ENV[@]}" \
-	timeout --verbose --kill-after="$LAB_KILL_AFTER" "$LAB_TIMEOUT" \
-	bash -c 'exec </dev/null >"$1/stdout" 2>"$1/stderr"
-		source "$1/command"
-		"${cmd[@]}"' lab-vm "$RESULTS" \
-	2>"$RESULTS/timeout.log"
+(
+	env -i PATH="$PATH" HOME=/root "${LAB_ENV[@]}" \
+		timeout --verbose --kill-after="$LAB_KILL_AFTER" "$LAB_TIMEOUT" \
+		bash -c 'exec </dev/null >"$1/stdout" 2>"$1/stderr"
+			source "$1/command"
+			"${cmd[@]}"' lab-vm "$RESULTS" \
+		2>"$RESULTS/timeout.log" &
+	wait $!
+)
 rc=$?
 # How long the command ran by the guest's clocks: a "timed out" that the
 # host's clock contradicts is then visible.
 { echo "uptime $(cut -d' ' -f1 /proc/uptime) s"; date -u '+date %Y-%m-%dT%H:%M:%SZ'; } >"$RESULTS/clock"
-grep -q 'sending signal' "$RESULTS/timeout.log" && : >"$RESULTS/timed-out"
+grep -q 'sending signal TERM' "$RESULTS/timeout.log" && : >"$RESULTS/timed-out"
 echo "$rc" >"$RESULTS/rc.tmp" && mv "$RESULTS/rc.tmp" "$RESULTS/rc"
 log "command exited with $rc"
 power_off

@@ -1,20 +1,29 @@
 #include "src/verbs/library.hpp"
 
-#include <cstdlib>
 #include <dlfcn.h>
 #include <filesystem>
-#include <infiniband/verbs.h>
+#include <link.h>
 
 namespace qps::verbs {
 
+// The loaded libibverbs by its soname, not by dladdr() on one of its
+// functions: in an executable built without PIE (the sanitised build), a
+// function's address is its PLT entry in the executable itself.
 std::string libibverbs_version()
 {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&ibv_get_device_list), &info) == 0 || info.dli_fname == nullptr)
+    void* handle = dlopen("libibverbs.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr)
+        return "unknown";
+    link_map* map = nullptr;
+    std::string path;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr)
+        path = map->l_name;
+    dlclose(handle);
+    if (path.empty())
         return "unknown";
     std::error_code ec;
-    const auto real = std::filesystem::canonical(info.dli_fname, ec);
-    return ec ? std::string(info.dli_fname) : real.filename().string();
+    const auto real = std::filesystem::canonical(path, ec);
+    return ec ? path : real.filename().string();
 }
 
 }  // namespace qps::verbs

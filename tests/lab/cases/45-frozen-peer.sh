@@ -30,10 +30,10 @@ thaw() {
 # most) for $server to end; sets rc, elapsed (ms since the stop) and out.
 server_outlives_client() {
   freeze "$client"
-  ( sleep 60; kill -9 "$server" 2>/dev/null ) &
-  local guard=$!
+  # Polled, not a background `sleep 60; kill`: that sleep would outlive the
+  # case and exit later while another case's peer is stopped.
+  eventually 60 gone "$server" || kill -9 "$server" 2>/dev/null
   wait "$server"; rc=$?
-  kill "$guard" 2>/dev/null; wait "$guard" 2>/dev/null
   elapsed=$(ms_since_stamp "$frozen_at")
   out=$(cat "$frozen_log")
 }

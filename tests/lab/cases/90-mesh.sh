@@ -1,7 +1,7 @@
 # qpscope-mesh under Open MPI, every rank on rxe0 (so only the schedule,
 # the faults and the coordination are meaningful here, not the figures):
 # all pairs of 4 ranks in 3 rounds with JSON, schema and the heat map
-# rendered; a rank with an empty GID index; odd N; a rank SIGKILLed (the
+# rendered; a rank with an empty GID index; odd N with --json on stdout; a rank SIGKILLed (the
 # launcher's default abort); a rank SIGSTOPped under --enable-recovery (our
 # own timeout: its connections stay open); rank 0 SIGKILLed or SIGSTOPped
 # under --enable-recovery (the others end by themselves as fast).
@@ -11,8 +11,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # The ASan build: Open MPI still holds its own allocations at exit, which
 # LeakSanitizer would count as ours; and its start frees so much that ASan's
 # default 256 MB quarantine makes each rank 660 MB resident (16 MB without
-# ASan): a smaller quarantine keeps 5 ranks in the lab's memory.
-# --bind-to none: 2 CPUs, up to 5 ranks.
+# ASan): a smaller quarantine keeps 4 ranks in the lab's memory.
+# --bind-to none: 2 CPUs, up to 4 ranks.
 mesh_saved_asan=${ASAN_OPTIONS-unset}
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0:quarantine_size_mb=8:malloc_context_size=5"
 mpi() {
@@ -50,13 +50,6 @@ run /usr/bin/python3 "$here/svg_grid.py" "$_scratch/m4.png" 4
 expect_rc 0
 expect_out_has "grid 4x4 ok"
 
-case_ "--json on stdout: one document, valid"
-run mpi -np 2 "$mesh" --json --lat "${short[@]}"
-expect_rc 0
-printf '%s\n' "$out" | sed -n '/^{/,/^}/p' >"$_scratch/m2.json"
-expect_true "stdout's document validates" valid_mesh "$_scratch/m2.json"
-expect_true "1 pair, latency only" test "$(jqf '"\(.results | length) \(.tests.bw) \(.results[0].bw_ab)"' "$_scratch/m2.json")" = "1 false null"
-
 case_ "a rank started with an empty GID index: its pairs fail naming it, the others pass, exit 1"
 run mpi -np 3 "$mesh" "${short[@]}" -o "$_scratch/bad.json" : -np 1 "$mesh" -x 5
 expect_rc 1
@@ -69,17 +62,17 @@ expect_true "the 3 pairs without rank 3 passed" \
 expect_true "rank 3's set-up error is in the rank table" test "$(jqf '.ranks[3].setup_error | length > 0' "$_scratch/bad.json")" = true
 expect_true "the JSON validates" valid_mesh "$_scratch/bad.json"
 
-case_ "odd N: 3 ranks (-d rxe0 -x 1) in 3 rounds, 5 ranks in 5; one rank sits out each round"
-run mpi -np 3 "$mesh" -d rxe0 -x 1 "${short[@]}" -o "$_scratch/m3.json"
+# (The schedule for other N, 5 ranks in 5 rounds among them, is
+# tests/unit/mesh/test_plan.cpp's; here one odd N runs for real.)
+case_ "odd N, --json on stdout: 3 ranks (-d rxe0 -x 1, --lat) in 3 rounds, one sits out each; one valid document"
+run mpi -np 3 "$mesh" --json --lat -d rxe0 -x 1 "${short[@]}"
 expect_rc 0
-expect_out_has "3 pairs in 3 rounds (3 run)"
+printf '%s\n' "$out" | sed -n '/^{/,/^}/p' >"$_scratch/m3.json"
+expect_true "stdout's document validates" valid_mesh "$_scratch/m3.json"
 expect_true "one pair a round" test "$(jqf '[.schedule[] | length] | join(",")' "$_scratch/m3.json")" = "1,1,1"
+expect_true "3 pairs ok, latency only" \
+  test "$(jqf '"\([.results[] | select(.status == "ok")] | length) \(.tests.bw) \(.results[0].bw_ab)"' "$_scratch/m3.json")" = "3 false null"
 expect_true "GID index 1 on every rank" test "$(jqf '[.ranks[] | select(.gid_index == 1)] | length' "$_scratch/m3.json")" = 3
-run mpi -np 5 "$mesh" --lat-iters 100 --bw-iters 100 -w 10 -o "$_scratch/m5.json"
-expect_rc 0
-expect_out_has "10 pairs in 5 rounds (5 run)"
-expect_true "two pairs a round, all ok" \
-  test "$(jqf '"\([.schedule[] | length] | join(",")) \([.results[] | select(.status == "ok")] | length)"' "$_scratch/m5.json")" = "2,2,2,2,2 10"
 
 case_ "a user who is not root, uverbs0 at 0600: every rank names the device file and the fix, nothing hangs"
 chmod 0600 /dev/infiniband/uverbs0

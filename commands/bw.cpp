@@ -10,7 +10,7 @@
 #include "formatters/bandwidth.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
-#include "src/perf/bw/run.hpp"
+#include "src/ops/bw.hpp"
 
 namespace qps::cli {
 

@@ -8,7 +8,7 @@
 #include "commands/qp/qp.hpp"
 #include "formatters/doctor.hpp"
 #include "src/error.hpp"
-#include "src/health/doctor.hpp"
+#include "src/ops/doctor.hpp"
 #include "src/util/outside_bytes.hpp"
 
 namespace qps::cli {
@@ -36,7 +36,7 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
         "port (state, link against --expect, GIDs, RoCE address and MTU), error counters over --interval, stuck QPs "
         "of every process, a loopback self-test per ACTIVE port. Says what was seen, why it matters and the fix. "
         "Exit 0 healthy, 1 something failed (or warned, with --strict), 2 bad usage");
-    cmd->add_option("-d,--device", f->device, "Only this device (e.g. mlx5_0, rxe0)")->type_name(value_type::device);
+    add_device_option(cmd, f->device, DeviceUse::filter);
     cmd->add_option("-p,--port", f->port, "Only this port number (1-based)")
         ->check(CLI::Range(1u, 255u))
         ->type_name(value_type::port);

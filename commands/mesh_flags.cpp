@@ -6,9 +6,7 @@ namespace qps::cli {
 
 void add_mesh_options(CLI::App* cmd, MeshFlags& f)
 {
-    cmd->add_option("-d,--device", f.device, "Device of each rank (default: the first, or with --per-device the "
-                                             "node-local rank's)")
-        ->type_name(value_type::device);
+    add_device_option(cmd, f.device, DeviceUse::mesh_rank);
     cmd->add_option("-i,--ib-port", f.port, "Device port")->check(CLI::Range(1u, 255u))->type_name(value_type::port);
     cmd->add_option("-x,--gid-index", f.gid_index,
                     "GID index (default: the best: RoCE v2 with an IPv4 address, then RoCE v2, RoCE v1, IB)");

@@ -1,4 +1,4 @@
-// The options of a mesh run, defined once for qpscope-mesh (mesh_main.cpp)
+// The options of a mesh run, defined once for qpscope-mesh (mesh/main.cpp)
 // and for `qpscope mesh`, so the two cannot drift and the completions and
 // the man page see the same definition.
 #pragma once

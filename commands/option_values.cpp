@@ -53,4 +53,23 @@ CLI::Validator comma_list_of(std::vector<std::string> words)
     return CLI::Validator([](std::string&) { return std::string{}; }, braced(words), std::string(comma_list_name));
 }
 
+CLI::Option* add_device_option(CLI::App* cmd, std::string& device, DeviceUse use)
+{
+    struct Use {
+        DeviceUse use;
+        const char* help;
+    };
+    static constexpr std::array<Use, 4> uses{{
+        {DeviceUse::choose, "Device (default: the first)"},
+        {DeviceUse::filter, "Only this device (e.g. mlx5_0, rxe0)"},
+        {DeviceUse::qpn_owner, "Device, when QPNs repeat across devices"},
+        {DeviceUse::mesh_rank, "Device of each rank (default: the first, or with --per-device the node-local rank's)"},
+    }};
+    const char* help = "Device";
+    for (const Use& u : uses)
+        if (u.use == use)
+            help = u.help;
+    return cmd->add_option("-d,--device", device, help)->type_name(value_type::device);
+}
+
 }  // namespace qps::cli

@@ -5,7 +5,7 @@
 //
 //   cmd->add_option("--op", f->op, "...")->transform(one_of(op_names));
 //   cmd->add_option("--access", f.access, "...")->check(comma_list_of(qp::access_words()))->type_name("LIST");
-//   cmd->add_option("-d,--device", o->device, "...")->type_name(value_type::device);
+//   add_device_option(cmd, o->device, DeviceUse::filter);
 //
 // commands/describe.cpp reads all of this back from the CLI11 definition;
 // a plain CLI::IsMember check is read back the same way as one_of.
@@ -26,6 +26,17 @@ inline constexpr const char* port = "PORT";      // a port of the device
 inline constexpr const char* qpn = "QPN";        // a QP held by this user's holder
 inline constexpr const char* host = "HOST";      // a host name
 }  // namespace value_type
+
+// What -d,--device means to a command: the one option registered in one
+// place (add_device_option), its help text from this list.
+enum class DeviceUse {
+    choose,     // the device to use (default: the first)
+    filter,     // only this device's ports, QPs or checks
+    qpn_owner,  // which device a QPN belongs to, when QPNs repeat
+    mesh_rank,  // each rank's device
+};
+// -d,--device into `device`, type DEVICE, with the help text of `use`.
+CLI::Option* add_device_option(CLI::App* cmd, std::string& device, DeviceUse use);
 
 // Validator names the completions look for.
 inline constexpr std::string_view one_of_name = "one-of";

@@ -9,7 +9,7 @@
 #include "formatters/latency.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
-#include "src/perf/pingpong/run.hpp"
+#include "src/ops/ping_pong.hpp"
 
 namespace qps::cli {
 

@@ -95,8 +95,7 @@ void register_ports(CLI::App& app, const GlobalOptions& global)
     CLI::App* cmd = app.add_subcommand(
         "ports", "Show every RDMA device and port with all attributes decoded: state, width x speed, "
                  "MTU, capability flags, GID and P_Key tables, counters");
-    cmd->add_option("-d,--device", opts->device, "Only this device (e.g. mlx5_0, rxe0)")
-        ->type_name(value_type::device);
+    add_device_option(cmd, opts->device, DeviceUse::filter);
     cmd->add_option("-p,--port", opts->port, "Only this port number (1-based)")
         ->check(CLI::Range(1, 255))
         ->type_name(value_type::port);

@@ -19,7 +19,7 @@ void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d)
     f.warmup = d.warmup;
     cmd->add_option("host", f.host, "The server to connect to (name or address); none: serve one test")
         ->type_name(value_type::host);
-    cmd->add_option("-d,--device", f.device, "Device (default: the first)")->type_name(value_type::device);
+    add_device_option(cmd, f.device, DeviceUse::choose);
     cmd->add_option("-i,--ib-port", f.port, "Device port")
         ->check(CLI::Range(1u, 255u))
         ->type_name(value_type::port);

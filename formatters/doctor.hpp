@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "formatters/printer.hpp"
-#include "src/health/doctor.hpp"
+#include "src/ops/doctor.hpp"
 
 namespace qps::fmt_out {
 

@@ -1,19 +1,17 @@
 // JSON: one document per command, keys in the order the formatter emits
 // them, every decoded value with its raw value (docs/ARCHITECTURE.md, "The
 // JSON contract").
-#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "formatters/json_value.hpp"
 #include "formatters/printer.hpp"
+#include "src/json.hpp"
 #include "src/util/json_text.hpp"
 #include "src/util/outside_bytes.hpp"
 
 namespace qps::fmt_out {
 
 namespace {
-
-using Json = nlohmann::ordered_json;
 
 class JsonPrinter final : public Printer {
 public:

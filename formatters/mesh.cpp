@@ -3,13 +3,12 @@
 #include <fmt/format.h>
 
 #include "formatters/json_value.hpp"
+#include "src/json.hpp"
 #include "src/util/outside_bytes.hpp"
 
 namespace qps::fmt_out {
 
 namespace {
-
-using mesh::Json;
 
 std::string who(const mesh::MeshReport& r, std::uint32_t rank)
 {

@@ -7,13 +7,14 @@
 
 #include <string>
 
+#include "src/json.hpp"
 #include "src/mesh/analysis.hpp"
 #include "src/mesh/options.hpp"
 #include "src/mesh/report.hpp"
 
 namespace qps::fmt_out {
 
-mesh::Json mesh_json(const mesh::MeshReport& r, const mesh::Analysis& a, const mesh::MeshOptions& o);
+Json mesh_json(const mesh::MeshReport& r, const mesh::Analysis& a, const mesh::MeshOptions& o);
 std::string mesh_text(const mesh::MeshReport& r, const mesh::Analysis& a, const mesh::MeshOptions& o);
 
 }  // namespace qps::fmt_out

@@ -102,13 +102,13 @@ std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostrea
 }  // namespace qps::fmt_out
 
 #include "formatters/json_value.hpp"
+#include "src/json.hpp"
 #include "src/util/outside_bytes.hpp"
 
 namespace qps::fmt_out {
 
 namespace {
 struct JsonVisitor {
-    using Json = nlohmann::ordered_json;
     Json operator()(std::monostate) const { return nullptr; }
     Json operator()(std::nullptr_t) const { return nullptr; }
     Json operator()(bool b) const { return b; }

@@ -6,7 +6,7 @@
 #include "formatters/printer.hpp"
 #include "src/health/stuck.hpp"
 #include "src/kernel/rdma_netlink.hpp"
-#include "src/qp/session.hpp"
+#include "src/ops/qp_session.hpp"
 #include "src/report/qp.hpp"
 
 namespace qps::fmt_out {

@@ -6,7 +6,7 @@
 #include "commands/qp/flags.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
-#include "src/qp/session.hpp"
+#include "src/ops/qp_session.hpp"
 
 namespace qps::cli {
 
@@ -28,7 +28,7 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
     auto o = std::make_shared<CreateOptions>();
     CLI::App* cmd = parent.add_subcommand(
         "create", "Create a QP (or, with --pair, two connected QPs) and print the caps the device granted");
-    cmd->add_option("-d,--device", o->device, "Device (default: the first)")->type_name(value_type::device);
+    add_device_option(cmd, o->device, DeviceUse::choose);
     cmd->add_option("-t,--type", o->type, "QP type: rc, uc, ud")->transform(one_of(qp::qp_type_words()));
     cmd->add_option("--send-wr", o->send_wr, "Send queue depth")->check(CLI::Range(1u, 1u << 30));
     cmd->add_option("--recv-wr", o->recv_wr, "Receive queue depth")->check(CLI::Range(1u, 1u << 30));

@@ -1,7 +1,7 @@
 // The hidden `__holder` command: the background process `qp create` starts.
 #include "commands/qp/qp.hpp"
 #include "src/error.hpp"
-#include "src/qp/holder.hpp"
+#include "src/ops/holder.hpp"
 
 namespace qps::cli {
 

@@ -7,8 +7,8 @@
 #include "formatters/qp.hpp"
 #include "src/health/stuck.hpp"
 #include "src/kernel/rdma_netlink.hpp"
+#include "src/ops/qp_session.hpp"
 #include "src/qp/options.hpp"
-#include "src/qp/session.hpp"
 
 namespace qps::cli {
 
@@ -26,7 +26,7 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
     auto o = std::make_shared<ListOptions>();
     CLI::App* cmd = parent.add_subcommand("list", "Every QP on the host (the kernel's view, all processes); "
                                                   "those this user's holder holds are marked");
-    cmd->add_option("-d,--device", o->device, "Only this device")->type_name(value_type::device);
+    add_device_option(cmd, o->device, DeviceUse::filter);
     cmd->add_option("--state", o->state, "Only this state: reset, init, rtr, rts, sqd, sqe, err")
         ->transform(one_of(qp::state_words()));
     cmd->add_option("-t,--type", o->type, "Only this type: rc, uc, ud")->transform(one_of(qp::qp_type_words()));

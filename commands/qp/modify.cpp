@@ -6,7 +6,7 @@
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
 #include "src/error.hpp"
-#include "src/qp/session.hpp"
+#include "src/ops/qp_session.hpp"
 
 namespace qps::cli {
 

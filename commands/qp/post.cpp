@@ -5,8 +5,8 @@
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
 #include "src/error.hpp"
+#include "src/ops/qp_session.hpp"
 #include "src/qp/options.hpp"
-#include "src/qp/session.hpp"
 
 namespace qps::cli {
 

@@ -10,7 +10,7 @@
 #include "src/error.hpp"
 #include "src/health/stuck.hpp"
 #include "src/kernel/rdma_netlink.hpp"
-#include "src/qp/session.hpp"
+#include "src/ops/qp_session.hpp"
 
 namespace qps::cli {
 
@@ -28,8 +28,7 @@ void register_qp_query(CLI::App& parent, const GlobalOptions& global)
         "query", "Every attribute of a QP, decoded; QPs of other processes through the kernel's RDMA netlink "
                  "view; a diagnosis for QPs in ERR or SQE");
     cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required()->type_name(value_type::qpn);
-    cmd->add_option("-d,--device", o->device, "Device, when QPNs repeat across devices")
-        ->type_name(value_type::device);
+    add_device_option(cmd, o->device, DeviceUse::qpn_owner);
     cmd->callback([o, &global] {
         const std::uint32_t qpn = qp::parse_qpn(o->qpn);
         if (auto held = qp::query_held(qpn); held && (o->device.empty() || held->device == o->device)) {

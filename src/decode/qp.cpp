@@ -7,8 +7,13 @@
 #include <limits>
 
 #include "src/decode/port.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::decode {
+
+using util::trim;
+using util::lower;
+using util::join;
 
 namespace {
 
@@ -18,15 +23,6 @@ Decoded named_in_unit(std::int64_t raw, std::string name, std::string_view unit)
     Decoded d = Decoded::named(raw, std::move(name));
     d.unit = unit;
     return d;
-}
-
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-        s.remove_suffix(1);
-    return s;
 }
 
 // ASCII lower case, '-' as '_'; other bytes (UTF-8 'µ') unchanged.
@@ -40,26 +36,6 @@ std::string fold(std::string_view s)
             c = '_';
     }
     return out;
-}
-
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (auto& c : out)
-        if (c >= 'A' && c <= 'Z')
-            c = static_cast<char>(c - 'A' + 'a');
-    return out;
-}
-
-std::string join(const std::vector<std::string>& v, std::string_view sep)
-{
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (i)
-            s += sep;
-        s += v[i];
-    }
-    return s;
 }
 
 // "3 decimals, trailing zeros dropped": 67.108864 -> "67.109", 655.36 -> "655.36".

@@ -12,19 +12,16 @@
 #include "src/error.hpp"
 #include "src/explain/parse.hpp"
 #include "src/util/outside_bytes.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::explain {
+
+using util::trim;
+using util::lower;
 
 using namespace detail;
 
 namespace {
-
-std::string lower(std::string_view s)
-{
-    std::string l(s);
-    std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return std::tolower(c); });
-    return l;
-}
 
 struct KnownText {
     std::int64_t value;

@@ -14,11 +14,12 @@
 #include "src/error.hpp"
 #include "src/explain/topics.hpp"
 #include "src/util/suggest.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::explain::detail {
 
 std::string upper(std::string_view s);
-std::string_view trim(std::string_view s);
+using util::trim;
 
 // "12", "0x1f", "-22": a whole number; nullopt for anything else.
 std::optional<std::int64_t> number_of(std::string_view s);

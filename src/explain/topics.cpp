@@ -12,8 +12,11 @@
 #include "src/error.hpp"
 #include "src/explain/parse.hpp"
 #include "src/util/suggest.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::explain {
+
+using util::trim;
 
 using namespace detail;
 
@@ -55,15 +58,6 @@ std::string upper(std::string_view s)
     std::string u(s);
     std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::toupper(c); });
     return u;
-}
-
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
 }
 
 std::optional<std::int64_t> number_of(std::string_view s)

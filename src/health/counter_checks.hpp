@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "src/health/finding.hpp"
+#include "src/finding.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/kernel/sysfs.hpp"
 

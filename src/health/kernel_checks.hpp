@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/health/finding.hpp"
+#include "src/finding.hpp"
 
 namespace qps::health {
 

@@ -14,19 +14,13 @@
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::health {
 
-namespace {
+using util::trim;
 
-std::string_view port_trim(std::string_view s)
-{
-    while (!s.empty() && s.front() == ' ')
-        s.remove_prefix(1);
-    while (!s.empty() && s.back() == ' ')
-        s.remove_suffix(1);
-    return s;
-}
+namespace {
 
 double expect_number(std::string_view key, std::string_view value)
 {
@@ -61,15 +55,15 @@ Expect parse_expect(std::string_view text)
     Expect e;
     while (!text.empty()) {
         const auto comma = text.find(',');
-        const std::string_view item = port_trim(text.substr(0, comma));
+        const std::string_view item = trim(text.substr(0, comma));
         text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
         if (item.empty())
             continue;
         const auto eq = item.find('=');
         if (eq == std::string_view::npos)
             throw UsageError(fmt::format("--expect '{}': write KEY=VALUE (keys: {})", item, expect_keys));
-        const std::string_view key = port_trim(item.substr(0, eq));
-        const std::string_view value = port_trim(item.substr(eq + 1));
+        const std::string_view key = trim(item.substr(0, eq));
+        const std::string_view value = trim(item.substr(eq + 1));
         if (key == "rate") {
             e.rate_gbps = expect_number(key, value);
         } else if (key == "loopback_gbps") {

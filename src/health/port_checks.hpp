@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "src/decode/gid.hpp"
-#include "src/health/finding.hpp"
-#include "src/health/local.hpp"
+#include "src/finding.hpp"
+#include "src/host/checks.hpp"
 
 namespace qps::health {
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "src/health/finding.hpp"
-#include "src/health/local.hpp"
+#include "src/finding.hpp"
 #include "src/health/port_checks.hpp"
+#include "src/host/checks.hpp"
 #include "src/verbs/discovery.hpp"
 
 namespace qps::health {

@@ -6,8 +6,11 @@
 #include <map>
 
 #include "src/error.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::mesh {
+
+using util::trim;
 
 namespace {
 
@@ -17,15 +20,6 @@ struct UnitScale {
 };
 constexpr UnitScale bw_units[] = {{"Gb/s", 1}, {"Mb/s", 1e-3}, {"GB/s", 8}, {"MB/s", 8e-3}};
 constexpr UnitScale lat_units[] = {{"us", 1}, {"ns", 1e-3}, {"ms", 1e3}};
-
-std::string_view trim(std::string_view s)
-{
-    while (!s.empty() && s.front() == ' ')
-        s.remove_prefix(1);
-    while (!s.empty() && s.back() == ' ')
-        s.remove_suffix(1);
-    return s;
-}
 
 [[noreturn]] void bad_term(std::string_view term)
 {

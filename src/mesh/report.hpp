@@ -9,13 +9,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "src/json.hpp"
 #include "src/mesh/plan.hpp"
 
 namespace qps::mesh {
-
-using Json = nlohmann::ordered_json;
 
 struct RankInfo {
     std::uint32_t rank = 0;

@@ -20,30 +20,16 @@
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/net/messages.hpp"
+#include "src/util/fd.hpp"
 
 namespace qps::net {
 
 namespace {
 
+using util::Fd;
+
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-class Fd {
-public:
-    explicit Fd(int fd = -1) : fd_(fd) {}
-    ~Fd()
-    {
-        if (fd_ >= 0)
-            ::close(fd_);
-    }
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    int get() const { return fd_; }
-    int release() { return std::exchange(fd_, -1); }
-
-private:
-    int fd_;
-};
 
 std::string errno_text(int err) { return fmt::format("{} ({})", errno_name(err), std::strerror(err)); }
 

@@ -20,14 +20,13 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <string_view>
 
-namespace qps::net {
+#include "src/json.hpp"
 
-using Json = nlohmann::ordered_json;
+namespace qps::net {
 
 inline constexpr std::array<char, 4> frame_magic{'Q', 'P', 'S', 'X'};
 inline constexpr std::size_t frame_header_bytes = 8;

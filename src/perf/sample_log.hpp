@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/perf/histogram.hpp"
+#include "src/report/histogram.hpp"
 
 namespace qps::perf {
 

@@ -8,11 +8,12 @@
 
 #include <fmt/ranges.h>
 
+#include "src/decode/decode.hpp"
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
-#include "src/health/finding.hpp"
-#include "src/health/local.hpp"
-#include "src/health/preflight.hpp"
+#include "src/finding.hpp"
+#include "src/host/checks.hpp"
+#include "src/json.hpp"
 #include "src/kernel/sysfs.hpp"
 #include "src/perf/cpu.hpp"
 #include "src/perf/sizes.hpp"
@@ -21,11 +22,10 @@ namespace qps::perf {
 
 namespace {
 
+// The names of the tests' own enums, in decode's table form (one
+// mechanism for every name table).
 template <class T>
-struct Named {
-    T value;
-    std::string_view name;
-};
+using Named = decode::EnumEntry<T>;
 constexpr std::array<Named<Op>, 3> op_names{{{Op::send, "send"}, {Op::write, "write"}, {Op::read, "read"}}};
 constexpr std::array<Named<ibv_qp_type>, 3> transport_names{
     {{IBV_QPT_RC, "rc"}, {IBV_QPT_UC, "uc"}, {IBV_QPT_UD, "ud"}}};
@@ -47,8 +47,7 @@ constexpr std::array<Allowed, 6> allowed{{{Op::send, IBV_QPT_RC},
 template <class T, std::size_t N>
 std::string_view name_of(const std::array<Named<T>, N>& table, T value)
 {
-    const auto it = std::find_if(table.begin(), table.end(), [value](const auto& e) { return e.value == value; });
-    return it == table.end() ? std::string_view("?") : it->name;
+    return decode::lookup(std::span<const Named<T>>(table), value).value_or("?");
 }
 
 template <class T, std::size_t N>
@@ -83,9 +82,9 @@ Op op_from(std::string_view name) { return value_of(op_names, name, "op"); }
 ibv_qp_type transport_from(std::string_view name) { return value_of(transport_names, name, "transport"); }
 InlineMode inline_from(std::string_view name) { return value_of(inline_names, name, "inline mode"); }
 
-net::Json common_params(const TestOptions& o)
+Json common_params(const TestOptions& o)
 {
-    return net::Json{{"op", op_name(o.op)},
+    return Json{{"op", op_name(o.op)},
                      {"transport", transport_name(o.transport)},
                      {"size", fmt::format("{}", fmt::join(o.sizes, ","))},
                      {"iterations", o.iterations},
@@ -96,7 +95,7 @@ net::Json common_params(const TestOptions& o)
                      {"threads", o.threads}};
 }
 
-void adopt_common(TestOptions& o, const net::Json& p)
+void adopt_common(TestOptions& o, const Json& p)
 {
     try {
         o.op = op_from(p.at("op").get<std::string>());
@@ -169,12 +168,6 @@ net::Endpoint endpoint_from(const verbs::LocalEndpoint& l)
     return e;
 }
 
-std::vector<int> check_side(TestOptions& o, std::uint32_t qps)
-{
-    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
-    return worker_cpus(o);
-}
-
 void check_threads(const TestOptions& o)
 {
     if (o.threads < 1 || o.threads > max_threads)
@@ -218,7 +211,7 @@ void pin_cpu(const std::optional<int>& cpu)
         throw SystemError(fmt::format("sched_setaffinity(cpu {})", *cpu), errno, "is that CPU online and allowed?");
 }
 
-net::Exchange open_exchange(const TestOptions& o, std::string_view test, const net::Json& mine, net::Json& theirs)
+net::Exchange open_exchange(const TestOptions& o, std::string_view test, const Json& mine, Json& theirs)
 {
     const bool client = !o.host.empty();
     net::Channel channel = client ? net::Channel::connect(o.host, o.tcp_port, o.timeout)
@@ -239,25 +232,6 @@ std::string barrier_failure(net::Exchange& ex)
     } catch (const TimeoutError& e) {
         return e.what();
     }
-}
-
-void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
-{
-    health::PreflightSpec spec;
-    spec.device = o.device;
-    spec.port = o.port;
-    spec.gid_index = o.gid_index;
-    if (o.mtu)
-        spec.mtu = *o.mtu;
-    spec.cpu = o.cpu;
-    spec.memlock_bytes = qps * verbs::registered_bytes(test_setup(o, largest));
-    spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
-                                    largest);
-    if (!o.host.empty())
-        spec.destination = health::read_destination(o.host);
-    health::Preflight checked = health::preflight(spec);
-    o.device = checked.device;
-    o.gid_kinds = std::move(checked.gid_kinds);
 }
 
 verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest)

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/json.hpp"
 #include "src/net/exchange.hpp"
 #include "src/net/messages.hpp"
 #include "src/perf/clock.hpp"
@@ -53,8 +54,8 @@ struct TestOptions {
 // The shared test parameters as they travel (flat: the exchange carries
 // scalars), and the server's adoption of the client's (OperationError
 // naming what is malformed or invalid; each test checks its combinations).
-net::Json common_params(const TestOptions& o);
-void adopt_common(TestOptions& o, const net::Json& p);
+Json common_params(const TestOptions& o);
+void adopt_common(TestOptions& o, const Json& p);
 
 std::string_view op_name(Op op);
 // The words, in table order (for the command line's checks and completions).
@@ -75,17 +76,6 @@ void check_op_transport(Op op, ibv_qp_type type);
 verbs::RemoteEndpoint remote_from(const net::Endpoint& e);
 net::Endpoint endpoint_from(const verbs::LocalEndpoint& l);
 
-// The local checks (src/health/preflight.hpp) for these options, before any
-// network step: the device file, the port, -x, --mtu, -c, and locked memory
-// for `qps` QPs' buffers sized for `largest`. Throws the first failure; sets
-// o.device to the device it checked ("" = the first).
-void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps);
-
-// check_local for the options' largest size and `qps` QPs, then the
-// worker threads' CPUs (worker_cpus): what a side checks before it
-// listens or connects, and again after adopting the client's parameters.
-std::vector<int> check_side(TestOptions& o, std::uint32_t qps);
-
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
 
@@ -102,7 +92,7 @@ std::vector<int> worker_cpus(const TestOptions& o);
 
 // Connects (client) or accepts one (server), then says hello and swaps the
 // test parameters: `theirs` gets the peer's. The server must adopt them.
-net::Exchange open_exchange(const TestOptions& o, std::string_view test, const net::Json& mine, net::Json& theirs);
+net::Exchange open_exchange(const TestOptions& o, std::string_view test, const Json& mine, Json& theirs);
 
 // The barrier before a size's run (net::Exchange::ready): "" once both
 // sides are ready, or why the peer did not get there in time (a

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "src/qp/holder_protocol.hpp"
+#include "src/json.hpp"
 
 namespace qps::qp {
 

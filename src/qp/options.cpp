@@ -9,17 +9,13 @@
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::qp {
 
-namespace {
+using util::lower;
 
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
-    return out;
-}
+namespace {
 
 struct StateName {
     std::string_view name;

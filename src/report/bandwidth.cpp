@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include "src/error.hpp"
+#include "src/json.hpp"
 
 namespace qps::report {
 
 namespace {
 
-qp::Json to_json(const DirectionStats& d)
+Json to_json(const DirectionStats& d)
 {
     return {{"messages", d.messages},
             {"bytes", d.bytes},
@@ -21,7 +22,7 @@ qp::Json to_json(const DirectionStats& d)
             {"overlap_seconds", d.overlap_seconds}};
 }
 
-std::optional<DirectionStats> direction_from_json(const qp::Json& j)
+std::optional<DirectionStats> direction_from_json(const Json& j)
 {
     if (j.is_null())
         return std::nullopt;
@@ -38,12 +39,12 @@ std::optional<DirectionStats> direction_from_json(const qp::Json& j)
     return d;
 }
 
-qp::Json to_json(const ThreadStats& t)
+Json to_json(const ThreadStats& t)
 {
-    qp::Json j{{"index", t.index},
+    Json j{{"index", t.index},
                {"cpu", t.cpu},
-               {"tx", t.tx ? to_json(*t.tx) : qp::Json(nullptr)},
-               {"rx", t.rx ? to_json(*t.rx) : qp::Json(nullptr)},
+               {"tx", t.tx ? to_json(*t.tx) : Json(nullptr)},
+               {"rx", t.rx ? to_json(*t.rx) : Json(nullptr)},
                {"cpu_user_s", t.cpu_user_s},
                {"cpu_sys_s", t.cpu_sys_s},
                {"cpu_wall_s", t.cpu_wall_s},
@@ -54,7 +55,7 @@ qp::Json to_json(const ThreadStats& t)
     return j;
 }
 
-ThreadStats thread_from_json(const qp::Json& j)
+ThreadStats thread_from_json(const Json& j)
 {
     ThreadStats t;
     t.index = j.at("index").get<std::uint32_t>();
@@ -72,11 +73,11 @@ ThreadStats thread_from_json(const qp::Json& j)
 
 }  // namespace
 
-qp::Json to_json(const SideStats& s)
+Json to_json(const SideStats& s)
 {
-    qp::Json j{{"size", s.size},
-               {"tx", s.tx ? to_json(*s.tx) : qp::Json(nullptr)},
-               {"rx", s.rx ? to_json(*s.rx) : qp::Json(nullptr)},
+    Json j{{"size", s.size},
+               {"tx", s.tx ? to_json(*s.tx) : Json(nullptr)},
+               {"rx", s.rx ? to_json(*s.rx) : Json(nullptr)},
                {"cpu_user_s", s.cpu_user_s},
                {"cpu_sys_s", s.cpu_sys_s},
                {"cpu_wall_s", s.cpu_wall_s},
@@ -87,7 +88,7 @@ qp::Json to_json(const SideStats& s)
     if (s.aborted)
         j["abort_reason"] = s.abort_reason;
     if (!s.threads.empty()) {
-        qp::Json threads = qp::Json::array();
+        Json threads = Json::array();
         for (const auto& t : s.threads)
             threads.push_back(to_json(t));
         j["threads"] = std::move(threads);
@@ -95,7 +96,7 @@ qp::Json to_json(const SideStats& s)
     return j;
 }
 
-SideStats side_stats_from_json(const qp::Json& j)
+SideStats side_stats_from_json(const Json& j)
 {
     try {
         SideStats s;

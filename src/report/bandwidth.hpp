@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/qp/holder_protocol.hpp"
+#include "src/json.hpp"
 #include "src/report/test_header.hpp"
 
 namespace qps::report {
@@ -52,8 +52,8 @@ struct SideStats {
     std::string abort_reason;
 };
 
-qp::Json to_json(const SideStats& s);
-SideStats side_stats_from_json(const qp::Json& j);  // OperationError on a malformed peer report
+Json to_json(const SideStats& s);
+SideStats side_stats_from_json(const Json& j);  // OperationError on a malformed peer report
 
 struct BwSizeResult {
     SideStats local;

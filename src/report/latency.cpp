@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "src/error.hpp"
+#include "src/json.hpp"
 
 namespace qps::report {
 
@@ -44,14 +45,14 @@ LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& round_t
 
 namespace {
 
-qp::Json spread_json(const Spread& s)
+Json spread_json(const Spread& s)
 {
     return {{"samples", s.samples},     {"min_ns", s.min_ns}, {"max_ns", s.max_ns},     {"mean_ns", s.mean_ns},
             {"stddev_ns", s.stddev_ns}, {"p50_ns", s.p50_ns}, {"p90_ns", s.p90_ns},     {"p99_ns", s.p99_ns},
             {"p99_9_ns", s.p999_ns},    {"p99_99_ns", s.p9999_ns}};
 }
 
-Spread spread_from_json(const qp::Json& j)
+Spread spread_from_json(const Json& j)
 {
     Spread s;
     s.samples = j.at("samples").get<std::uint64_t>();
@@ -69,9 +70,9 @@ Spread spread_from_json(const qp::Json& j)
 
 }  // namespace
 
-qp::Json to_json(const LatencyStats& s)
+Json to_json(const LatencyStats& s)
 {
-    qp::Json j{{"size", s.size}};
+    Json j{{"size", s.size}};
     j.update(spread_json(s.round_trip()));
     j["seconds"] = s.seconds;
     j["aborted"] = s.aborted;
@@ -79,15 +80,15 @@ qp::Json to_json(const LatencyStats& s)
     if (s.aborted)
         j["abort_reason"] = s.abort_reason;
     if (!s.histogram.empty()) {
-        qp::Json rows = qp::Json::array();
+        Json rows = Json::array();
         for (const auto& b : s.histogram)
             rows.push_back({{"low_ns", b.low_ns}, {"high_ns", b.high_ns}, {"count", b.count}});
         j["histogram"] = rows;
     }
     if (!s.threads.empty()) {
-        qp::Json threads = qp::Json::array();
+        Json threads = Json::array();
         for (const auto& t : s.threads) {
-            qp::Json one = to_json(t);
+            Json one = to_json(t);
             one["thread"] = t.thread;
             one["cpu"] = t.cpu;
             threads.push_back(std::move(one));
@@ -97,7 +98,7 @@ qp::Json to_json(const LatencyStats& s)
     return j;
 }
 
-LatencyStats latency_stats_from_json(const qp::Json& j)
+LatencyStats latency_stats_from_json(const Json& j)
 {
     try {
         LatencyStats s;

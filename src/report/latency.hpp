@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "src/perf/histogram.hpp"
-#include "src/qp/holder_protocol.hpp"
+#include "src/json.hpp"
+#include "src/report/histogram.hpp"
 #include "src/report/test_header.hpp"
 
 namespace qps::report {
@@ -69,8 +69,8 @@ struct LatencyStats {
 LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& round_trip,
                        const perf::LatencyHistogram& period, double seconds, bool aborted, const std::string& reason,
                        std::size_t histogram_rows);
-qp::Json to_json(const LatencyStats& s);
-LatencyStats latency_stats_from_json(const qp::Json& j);  // throws OperationError on a malformed peer report
+Json to_json(const LatencyStats& s);
+LatencyStats latency_stats_from_json(const Json& j);  // throws OperationError on a malformed peer report
 
 struct SizeResult {
     LatencyStats local;

@@ -6,13 +6,12 @@
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
+#include "src/json.hpp"
 #include "src/qp/attributes.hpp"
 
 namespace qps::report {
 
 namespace {
-
-using qp::Json;
 
 // A GID from the holder in the canonical full form (decode::format_gid),
 // whatever form the holder wrote (an older holder wrote the short form).

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "src/decode/decode.hpp"
+#include "src/json.hpp"
 #include "src/kernel/sysfs.hpp"
-#include "src/qp/holder_protocol.hpp"
 
 namespace qps::report {
 
@@ -78,7 +78,7 @@ struct QpReport {
 };
 
 // From the holder's description of a held QP (holder.cpp `describe`).
-QpReport build_qp_report(const qp::Json& held);
-CompletionReport build_completion(const qp::Json& wc);
+QpReport build_qp_report(const Json& held);
+CompletionReport build_completion(const Json& wc);
 
 }  // namespace qps::report

@@ -76,17 +76,6 @@ std::vector<std::string> subcommand_names(const CommandSpec& cmd)
     return out;
 }
 
-std::string join(const std::vector<std::string>& words, std::string_view sep)
-{
-    std::string out;
-    for (const auto& w : words) {
-        if (!out.empty())
-            out += sep;
-        out += w;
-    }
-    return out;
-}
-
 std::string sh_quote(std::string_view text)
 {
     std::string out = "'";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "src/shell/completion.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::shell::detail {
 
@@ -17,7 +18,7 @@ void visit(const CommandSpec& root, const std::function<void(const std::string&,
 std::vector<std::string> subcommand_names(const CommandSpec& cmd);
 
 // "a b c" from {"a", "b", "c"}.
-std::string join(const std::vector<std::string>& words, std::string_view sep = " ");
+using util::join;
 
 // `text` inside single quotes for a POSIX shell (bash, zsh): ' becomes '\''.
 std::string sh_quote(std::string_view text);

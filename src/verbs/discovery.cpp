@@ -8,7 +8,7 @@
 
 #include "src/config.hpp"
 #include "src/error.hpp"
-#include "src/health/local.hpp"
+#include "src/host/checks.hpp"
 #include "src/util/suggest.hpp"
 #include "src/verbs/handles.hpp"
 
@@ -192,6 +192,11 @@ OpenDevice open_device(const std::string& name)
         return OpenDevice{names.back(), dev->dev_name, std::move(ctx)};
     }
     throw UsageError(unknown_device_message(name, names));
+}
+
+SharedDevice open_shared_device(const std::string& name)
+{
+    return std::make_shared<const OpenDevice>(open_device(name));
 }
 
 std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail)

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <infiniband/verbs.h>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -81,6 +82,10 @@ struct OpenDevice {
 // Opens the device `name` stands for ("" = the first). When it cannot be
 // opened, the error names the device file, its mode and owner, and the fix.
 OpenDevice open_device(const std::string& name);
+// One opened device that every QP of a side shares (`-d` opened once, not
+// once per QP, as rdma-core's rc_pingpong passes its one context down).
+using SharedDevice = std::shared_ptr<const OpenDevice>;
+SharedDevice open_shared_device(const std::string& name);
 
 // What to do when a host has no RDMA device.
 std::string no_device_message();

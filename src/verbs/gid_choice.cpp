@@ -75,6 +75,26 @@ GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optiona
     return choice;
 }
 
+GidChoice choose_gid(ibv_context* ctx, std::uint8_t port, std::optional<std::uint32_t> wanted,
+                     std::span<const decode::GidKind> prefer)
+{
+    ibv_port_attr pa{};
+    if (ctx == nullptr || ibv_query_port(ctx, port, &pa) != 0)
+        return {};
+    std::vector<GidCandidate> candidates;
+    for (int i = 0; i < pa.gid_tbl_len; ++i) {
+        ibv_gid_entry e{};
+        if (ibv_query_gid_ex(ctx, port, static_cast<std::uint32_t>(i), &e, 0) != 0)
+            continue;
+        GidCandidate c{static_cast<std::uint32_t>(i), {}, static_cast<int>(e.gid_type)};
+        std::memcpy(c.gid.data(), e.gid.raw, 16);
+        candidates.push_back(c);
+    }
+    GidChoice choice = choose_among(candidates, wanted, prefer);
+    choice.active_mtu = pa.active_mtu;
+    return choice;
+}
+
 GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted,
                      std::span<const decode::GidKind> prefer)
 {
@@ -84,21 +104,7 @@ GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional
     } catch (const std::exception&) {
         return {};
     }
-    ibv_port_attr pa{};
-    if (!ctx || ibv_query_port(ctx.get(), port, &pa) != 0)
-        return {};
-    std::vector<GidCandidate> candidates;
-    for (int i = 0; i < pa.gid_tbl_len; ++i) {
-        ibv_gid_entry e{};
-        if (ibv_query_gid_ex(ctx.get(), port, static_cast<std::uint32_t>(i), &e, 0) != 0)
-            continue;
-        GidCandidate c{static_cast<std::uint32_t>(i), {}, static_cast<int>(e.gid_type)};
-        std::memcpy(c.gid.data(), e.gid.raw, 16);
-        candidates.push_back(c);
-    }
-    GidChoice choice = choose_among(candidates, wanted, prefer);
-    choice.active_mtu = pa.active_mtu;
-    return choice;
+    return choose_gid(ctx.get(), port, wanted, prefer);
 }
 
 }  // namespace qps::verbs

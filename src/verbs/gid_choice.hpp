@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <infiniband/verbs.h>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -36,7 +37,11 @@ struct GidChoice {
 GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optional<std::uint32_t> wanted,
                        std::span<const decode::GidKind> prefer = {});
 
-// Reads the port's GID table (device "" = the first) and chooses.
+// Reads the port's GID table of an opened device and chooses.
+GidChoice choose_gid(ibv_context* ctx, std::uint8_t port, std::optional<std::uint32_t> wanted,
+                     std::span<const decode::GidKind> prefer = {});
+// The same for a device by name ("" = the first), which it opens (for a
+// command that holds no opened device; not found when it cannot be opened).
 GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional<std::uint32_t> wanted,
                      std::span<const decode::GidKind> prefer = {});
 

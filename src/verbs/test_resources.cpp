@@ -36,11 +36,11 @@ std::size_t registered_bytes(const TestSetup& setup) { return pinned_bytes(2 * h
 
 TestResources::TestResources(const TestSetup& setup) : setup_(setup)
 {
-    OpenDevice opened = open_device(setup.device);
-    device_name_ = opened.name;
-    ctx_ = std::move(opened.ctx);
+    device_ = setup.opened ? setup.opened : open_shared_device(setup.device);
+    device_name_ = device_->name;
+    ibv_context* const ctx = device_->ctx.get();
     ibv_device_attr da{};
-    if (int rc = ibv_query_device(ctx_.get(), &da); rc != 0)
+    if (int rc = ibv_query_device(ctx, &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
     if (setup.port < 1 || setup.port > da.phys_port_cnt)
         throw UsageError(fmt::format("--port {}: {} has ports 1..{}", setup.port, device_name_, da.phys_port_cnt));
@@ -51,18 +51,18 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
         throw OperationError(fmt::format("{} port {} is not ACTIVE; 'qpscope ports -d {}' shows why", device_name_,
                                          setup.port, device_name_));
 
-    gid_ = choose_gid(device_name_, setup.port, setup.gid_index, setup.gid_kinds);
+    gid_ = choose_gid(ctx, setup.port, setup.gid_index, setup.gid_kinds);
     if (setup.gid_index && !gid_.found)
         throw UsageError(fmt::format("--gid-index {} is not a valid GID entry of {} port {}", *setup.gid_index,
                                      device_name_, setup.port));
     if (!gid_.found && pa.link_layer == IBV_LINK_LAYER_ETHERNET)
         throw OperationError(fmt::format("{} port {} is RoCE but has no GID to use", device_name_, setup.port));
 
-    pd_.reset(ibv_alloc_pd(ctx_.get()));
+    pd_.reset(ibv_alloc_pd(ctx));
     if (!pd_)
         throw SystemError(fmt::format("ibv_alloc_pd({})", device_name_), errno);
-    send_cq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(setup.send_depth), nullptr, nullptr, 0));
-    recv_cq_.reset(ibv_create_cq(ctx_.get(), static_cast<int>(setup.recv_depth), nullptr, nullptr, 0));
+    send_cq_.reset(ibv_create_cq(ctx, static_cast<int>(setup.send_depth), nullptr, nullptr, 0));
+    recv_cq_.reset(ibv_create_cq(ctx, static_cast<int>(setup.recv_depth), nullptr, nullptr, 0));
     if (!send_cq_ || !recv_cq_)
         throw SystemError(fmt::format("ibv_create_cq({})", device_name_), errno);
 
@@ -115,7 +115,7 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
 ibv_port_attr TestResources::port_attr() const
 {
     ibv_port_attr pa{};
-    if (int rc = ibv_query_port(ctx_.get(), setup_.port, &pa); rc != 0)
+    if (int rc = ibv_query_port(device_->ctx.get(), setup_.port, &pa); rc != 0)
         throw SystemError(fmt::format("ibv_query_port({}, {})", device_name_, setup_.port), rc);
     return pa;
 }

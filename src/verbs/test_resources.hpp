@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "src/qp/attributes.hpp"
+#include "src/verbs/discovery.hpp"
 #include "src/verbs/gid_choice.hpp"
 #include "src/verbs/handles.hpp"
 
@@ -35,6 +36,9 @@ struct TestSetup {
     // A client: the GID kinds that reach its destination, most wanted first
     // (health::gid_kinds_for); the GID choice prefers them. Empty: no preference.
     std::vector<decode::GidKind> gid_kinds;
+    // The side's opened device, shared by all its QPs; null: the resources
+    // open `device` themselves.
+    SharedDevice opened;
 };
 
 // What the peer needs to reach this side, and what this side chose.
@@ -106,7 +110,7 @@ private:
     TestSetup setup_;
     std::string device_name_;
     GidChoice gid_;
-    Context ctx_;
+    SharedDevice device_;  // before the objects made on it: closed after them
     ProtectionDomain pd_;
     CompletionQueue send_cq_, recv_cq_;
     PageBuffer buffer_;  // page-aligned, zeroed

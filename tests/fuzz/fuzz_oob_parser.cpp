@@ -20,6 +20,7 @@
 #include "src/net/messages.hpp"
 
 using namespace qps::net;
+using qps::Json;
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "src/perf/clock.hpp"
-#include "src/perf/histogram.hpp"
 #include "src/perf/test_common.hpp"
+#include "src/report/histogram.hpp"
 #include "src/verbs/test_resources.hpp"
 
 namespace qps::perf {

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <doctest/doctest.h>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
@@ -18,13 +17,13 @@
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
+#include "src/json.hpp"
 #include "src/qp/attributes.hpp"
 #include "src/report/qp.hpp"
 #include "unit/formatters/sample_ports_report.hpp"
 
 using namespace qps;
 using namespace qps::fmt_out;
-using Json = nlohmann::ordered_json;
 
 namespace {
 
@@ -54,7 +53,7 @@ const std::regex gid_pattern("^[0-9a-f]{4}(:[0-9a-f]{4}){7}$");
 
 // An RC QP in RTS, held, as holder.cpp's describe() writes it; the GIDs in
 // the short form an older holder wrote.
-qp::Json held_rc_qp()
+Json held_rc_qp()
 {
     ibv_qp_attr a{};
     a.qp_state = a.cur_qp_state = IBV_QPS_RTS;
@@ -74,22 +73,22 @@ qp::Json held_rc_qp()
     ibv_qp_init_attr init{};
     init.qp_type = IBV_QPT_RC;
     init.cap = {32, 32, 2, 2, 128};
-    qp::Json attr = qp::qp_attr_to_json(a, init);
+    Json attr = qp::qp_attr_to_json(a, init);
     attr["ah_attr"]["dgid"] = "fe80::78b0:8bff:fe29:a4ca";  // what inet_ntop wrote
-    qp::Json j{{"qpn", 0x1a2},
+    Json j{{"qpn", 0x1a2},
                {"device", "qpscope_unit_no_such_device0"},
                {"port", 1},
                {"attr", attr},
-               {"granted", qp::Json{{"max_send_wr", 32},
+               {"granted", Json{{"max_send_wr", 32},
                                     {"max_recv_wr", 32},
                                     {"max_send_sge", 2},
                                     {"max_recv_sge", 2},
                                     {"max_inline_data", 128}}},
-               {"buffer", qp::Json{{"addr", 0x7f0000001000ull}, {"size", 4096}, {"lkey", 0x111}, {"rkey", 0x222}}},
+               {"buffer", Json{{"addr", 0x7f0000001000ull}, {"size", 4096}, {"lkey", 0x111}, {"rkey", 0x222}}},
                {"posted", 0}};
     j["port_state"] = IBV_PORT_ACTIVE;
     j["pkey"] = 0xffff;
-    j["sgid"] = qp::Json{{"gid", "::ffff:192.0.2.2"}, {"type", IBV_GID_TYPE_ROCE_V2}};
+    j["sgid"] = Json{{"gid", "::ffff:192.0.2.2"}, {"type", IBV_GID_TYPE_ROCE_V2}};
     return j;
 }
 

@@ -1,4 +1,4 @@
-// The local checks of src/health/local: each a pure function of raw values.
+// The local checks of src/host/checks: each a pure function of raw values.
 // A failure names the value seen, what is valid and the fix, and says
 // whether the host or an option is at fault (exit 1 or 2).
 #include <doctest/doctest.h>
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "src/error.hpp"
-#include "src/health/finding.hpp"
-#include "src/health/local.hpp"
+#include "src/finding.hpp"
 #include "src/health/preflight.hpp"
+#include "src/host/checks.hpp"
 #include "unit/util.hpp"
 
 using namespace qps::health;

@@ -5,6 +5,7 @@
 #include "unit/mesh/sample_mesh.hpp"
 
 using namespace qps::mesh;
+using qps::Json;
 
 namespace {
 

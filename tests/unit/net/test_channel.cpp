@@ -17,6 +17,7 @@
 
 using namespace qps::net;
 using namespace qps::net::test;
+using qps::Json;
 using namespace std::chrono_literals;
 using qps::OperationError;
 using qps::TimeoutError;

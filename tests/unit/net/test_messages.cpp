@@ -8,6 +8,7 @@
 
 using namespace qps::net;
 using namespace qps::net::test;
+using qps::Json;
 using qps::OperationError;
 
 namespace {

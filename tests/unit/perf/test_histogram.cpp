@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "src/perf/histogram.hpp"
+#include "src/report/histogram.hpp"
 
 using namespace qps::perf;
 using H = LatencyHistogram;

@@ -11,6 +11,7 @@
 #include "unit/util.hpp"
 
 using namespace qps::qp;
+using qps::Json;
 using qps::UsageError;
 
 using qps::test::contains;

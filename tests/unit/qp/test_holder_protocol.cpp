@@ -17,10 +17,11 @@
 #include <unistd.h>
 
 #include "src/error.hpp"
-#include "src/qp/holder_protocol.hpp"
+#include "src/ops/holder_protocol.hpp"
 #include "unit/util.hpp"
 
 using namespace qps::qp;
+using qps::Json;
 using namespace std::chrono_literals;
 using qps::OperationError;
 using qps::SystemError;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "src/ops/qp_session.hpp"
 #include "src/qp/plan.hpp"
-#include "src/qp/session.hpp"
 #include "unit/qp/masks.hpp"
 
 using namespace qps::qp;

@@ -7,12 +7,13 @@
 #include <doctest/doctest.h>
 #include <string>
 
+#include "src/json.hpp"
 #include "src/qp/attributes.hpp"
 #include "src/report/qp.hpp"
 #include "unit/util.hpp"
 
 using namespace qps;
-using qps::qp::Json;
+using qps::Json;
 
 using qps::test::contains;
 namespace {

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "src/error.hpp"
+#include "src/ops/bw.hpp"
 #include "src/perf/bw/loop.hpp"
-#include "src/perf/bw/run.hpp"
 #include "src/perf/cpu.hpp"
 #include "src/perf/test_common.hpp"
 #include "src/perf/windows.hpp"

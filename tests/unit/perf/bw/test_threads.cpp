@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "src/error.hpp"
+#include "src/ops/bw.hpp"
 #include "src/perf/bw/aggregate.hpp"
-#include "src/perf/bw/run.hpp"
 #include "src/perf/cpu.hpp"
 #include "src/perf/windows.hpp"
 

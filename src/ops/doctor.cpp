@@ -1,0 +1,344 @@
+#include "src/ops/doctor.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <algorithm>
+#include <thread>
+
+#include "src/decode/port.hpp"
+#include "src/error.hpp"
+#include "src/health/counter_checks.hpp"
+#include "src/health/kernel_checks.hpp"
+#include "src/health/preflight.hpp"
+#include "src/health/stuck.hpp"
+#include "src/host/checks.hpp"
+#include "src/kernel/rdma_netlink.hpp"
+#include "src/kernel/sysfs.hpp"
+#include "src/ops/bw.hpp"
+#include "src/ops/loopback.hpp"
+#include "src/verbs/discovery.hpp"
+#include "src/verbs/test_resources.hpp"
+
+namespace qps::health {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The kernel driver behind an RDMA device: the PCI driver's name, or the
+// software device's (rxe has a `parent` netdev and no PCI device).
+std::string device_driver(const std::string& device)
+{
+    const fs::path base = fs::path("/sys/class/infiniband") / device;
+    std::error_code ec;
+    const fs::path driver = fs::read_symlink(base / "device" / "driver", ec);
+    if (!ec)
+        return driver.filename();
+    if (device.rfind("rxe", 0) == 0 || fs::exists(base / "parent", ec))
+        return "rxe";
+    if (device.rfind("siw", 0) == 0)
+        return "siw";
+    return "";
+}
+
+Finding skipped(std::string id, const std::string& device, std::optional<std::uint32_t> port, std::string why)
+{
+    Finding f;
+    f.id = std::move(id);
+    f.status = Status::skipped;
+    f.device = device;
+    f.port = port;
+    f.summary = std::move(why);
+    return f;
+}
+
+LinkFacts link_facts(const std::string& device, const verbs::PortSnapshot& p, const std::string& netdev)
+{
+    LinkFacts l;
+    l.device = device;
+    l.port = p.port_num;
+    const auto w = decode::width(p.attr.active_width);
+    const int speed_raw = p.active_speed_ex ? static_cast<int>(p.active_speed_ex) : p.attr.active_speed;
+    const auto s = decode::speed(speed_raw);
+    l.width = w.known && w.name ? *w.name : "";
+    l.speed = s.known && s.name ? *s.name : "";
+    if (const auto rate = decode::link_rate(p.attr.active_width, speed_raw))
+        l.rate_gbps = rate->gbps;
+    l.active_mtu = 128u << p.attr.active_mtu;
+    l.max_mtu = 128u << p.attr.max_mtu;
+    l.ethernet = p.attr.link_layer == IBV_LINK_LAYER_ETHERNET;
+    l.netdev = netdev;
+    return l;
+}
+
+std::uint32_t netdev_mtu(const std::string& netdev)
+{
+    const std::string text = netdev.empty() ? "" : first_line_of("/sys/class/net/" + netdev + "/mtu");
+    try {
+        return text.empty() ? 0 : static_cast<std::uint32_t>(std::stoul(text));
+    } catch (const std::exception&) {
+        return 0;
+    }
+}
+
+Finding loopback_finding(const std::string& device, std::uint32_t port, bool ethernet, const Finding* roce_gid,
+                         const DoctorOptions& o)
+{
+    perf::LoopbackSpec spec;
+    spec.device = device;
+    spec.port = port;
+    spec.bandwidth = o.loopback_bw;
+    const perf::LoopbackResult r = perf::run_loopback(spec);
+    Finding f;
+    f.id = "port.loopback";
+    f.device = device;
+    f.port = port;
+    f.seen = {{"round_trips", std::to_string(r.round_trips)}, {"gid_index", std::to_string(r.gid_index)}};
+    const std::string where = fmt::format("{} port {}", device, port);
+    if (!r.ok) {
+        Finding failed = loopback_failure(device, port, r.error, r.failed_call, r.err, ethernet, roce_gid);
+        failed.seen.insert(failed.seen.begin(), f.seen.begin(), f.seen.end());
+        return failed;
+    }
+    f.status = Status::ok;
+    f.seen.push_back({"latency_p50_us", fmt::format("{:.2f}", r.latency_p50_us)});
+    f.summary = fmt::format("loopback self-test on {}: {} RC send round trips, median one-way {:.2f} µs", where,
+                            r.round_trips, r.latency_p50_us);
+    if (!o.loopback_bw)
+        return f;
+    if (!r.write_gbps) {
+        f.status = Status::fail;
+        f.seen.push_back({"bandwidth_error", r.bandwidth_error});
+        f.summary += fmt::format("; the write bandwidth run failed: {}", r.bandwidth_error);
+        f.why = "messages pass but a stream of RDMA writes does not complete";
+        f.fix = "look at dmesg and the port's counters (retries, sequence errors)";
+        return f;
+    }
+    f.seen.push_back({"write_gbps", fmt::format("{:.2f}", *r.write_gbps)});
+    f.summary += fmt::format("; RDMA write 64 KiB: {:.2f} Gb/s", *r.write_gbps);
+    if (o.expect.loopback_gbps && *r.write_gbps < *o.expect.loopback_gbps) {
+        f.status = Status::fail;
+        f.summary += fmt::format(", below the expected {:g} Gb/s", *o.expect.loopback_gbps);
+        f.why = "the NIC moves less through its own loopback than the site expects: the limit is inside this "
+                "host (PCIe link, NUMA placement, firmware, CPU frequency), not the fabric";
+        f.fix = "check the NIC's PCIe link (lspci -vv: LnkSta against LnkCap), its NUMA node against the CPU, "
+                "and the CPU frequency governor";
+    }
+    return f;
+}
+
+// /dev/infiniband/rdma_cm: what rdma_cm users (MPI, NCCL, NVMe-oF, rping)
+// open to resolve addresses and connect. Its absence or a refusal is a
+// warning: verbs work without it.
+Finding check_rdma_cm_file(const DeviceFile& file)
+{
+    Finding f = check_device_file("", file);
+    f.id = "device.rdma_cm";
+    if (f.status != Status::fail)
+        return f;
+    f.status = Status::warn;
+    if (!file.exists) {
+        f.why = "programs that connect through rdma_cm (MPI, NCCL, NVMe-oF, rping) cannot run; plain verbs can";
+        f.fix = "load the module: modprobe rdma_ucm";
+    } else {
+        f.why = "this user cannot use rdma_cm (MPI, NCCL, NVMe-oF, rping connect through it); plain verbs can";
+    }
+    return f;
+}
+
+struct PortPlan {
+    std::string device;
+    std::string driver;
+    verbs::PortSnapshot snap;
+    bool active = false;
+    int transport = 0;  // the device's ibv_transport_type
+};
+
+// Per-QP counters, or nullopt (with why) when the kernel refused the dump.
+std::optional<std::vector<kernel::QpCounter>> read_qp_counters(std::string& error)
+{
+    try {
+        return kernel::list_qp_counters().counters;
+    } catch (const std::exception& e) {
+        error = e.what();
+        return std::nullopt;
+    }
+}
+
+}  // namespace
+
+DoctorReport run_doctor(const DoctorOptions& o)
+{
+    DoctorReport report;
+    report.interval_s = o.interval_s;
+    auto& out = report.findings;
+    auto say = [&](const std::string& what) {
+        if (o.progress)
+            o.progress(what);
+    };
+
+    // 1. The kernel and the devices.
+    const auto loaded = [](const std::string& m) { return module_is_loaded(m); };
+    out.push_back(check_kernel_modules(loaded));
+    std::vector<verbs::ListedDevice> listed;
+    try {
+        listed = verbs::list_devices();
+    } catch (const OperationError&) {
+        // None: the finding below says why and what to load.
+    }
+    std::vector<std::string> names;
+    for (const auto& d : listed)
+        names.push_back(d.name);
+    out.push_back(check_devices_found(names, read_pci_functions(), loaded));
+    if (listed.empty())
+        return report;
+    if (!o.device.empty()) {
+        const verbs::ListedDevice one = verbs::resolve_device(o.device);
+        listed = {one};
+    }
+
+    // 2. Locked memory (the process, whatever the device).
+    const std::uint64_t needed =
+        o.memlock_needed ? o.memlock_needed
+                         : verbs::registered_bytes(perf::test_setup(perf::BwOptions{}, perf::BwOptions{}.sizes.front()));
+    out.push_back(check_memlock(read_memlock(), needed, "a default qpscope bw test's buffers"));
+
+    out.push_back(check_rdma_cm_file(read_device_file("/dev/infiniband/rdma_cm")));
+
+    // 3. Per device: access, who holds it, then its ports.
+    std::vector<PortPlan> ports;
+    for (const auto& d : listed) {
+        const std::string path = "/dev/infiniband/" + d.uverbs;
+        Finding access = check_device_file(d.name, read_device_file(path));
+        const bool usable = access.status == Status::ok;
+        out.push_back(std::move(access));
+        out.push_back(check_device_users(d.name, path, read_device_users(path)));
+        if (!usable) {
+            out.push_back(skipped("port.state", d.name, std::nullopt,
+                                  "ports not checked: this user cannot open the device"));
+            continue;
+        }
+        const auto snaps = verbs::snapshot_devices({d.name, o.port}, verbs::Detail::tables);
+        const std::string driver = device_driver(d.name);
+        for (const auto& p : snaps.front().ports) {
+            const PortState state = port_state_of(d.name, p);
+            Finding st = check_port_state(state);
+            const bool active = st.status == Status::ok;
+            out.push_back(std::move(st));
+            const LinkFacts link = link_facts(d.name, p, state.netdev);
+            if (active)
+                out.push_back(check_link(link, o.expect));
+            const auto gids = gid_entries(p);
+            out.push_back(check_gid_index(d.name, p.port_num, std::nullopt, gids,
+                                          static_cast<std::uint32_t>(p.attr.gid_tbl_len), state.ethernet));
+            // RoCE's GID and MTU rules; an iWARP port is Ethernet too, but
+            // its GIDs are not RoCE's and its MTU follows TCP's.
+            if (state.ethernet && snaps.front().transport == IBV_TRANSPORT_IB) {
+                out.push_back(check_roce_gid(d.name, p.port_num, gids, state.netdev));
+                if (const std::uint32_t mtu = netdev_mtu(state.netdev))
+                    out.push_back(explain_roce_mtu(link, mtu, driver, o.expect.mtu));
+            }
+            ports.push_back({d.name, driver, p, active, snaps.front().transport});
+        }
+    }
+
+    // 4. Counters read twice, QPs read every 100 ms in between.
+    say(fmt::format("reading the counters and QPs for {:g} s", o.interval_s));
+    std::vector<std::vector<kernel::KernelQp>> readings;
+    std::string qp_error, qp_counter_error;
+    const auto qp_counters_before = read_qp_counters(qp_counter_error);
+    try {
+        readings = read_qps_over(o.interval_s);
+    } catch (const std::exception& e) {
+        qp_error = e.what();
+        std::this_thread::sleep_for(std::chrono::duration<double>(o.interval_s));
+    }
+    for (const auto& pp : ports) {
+        for (const char* subdir : {"counters", "hw_counters"}) {
+            const kernel::CounterSet& before =
+                std::string_view(subdir) == "counters" ? pp.snap.counters : pp.snap.hw_counters;
+            const kernel::CounterSet after = kernel::read_port_counters(pp.device, pp.snap.port_num, subdir);
+            for (auto& f : rising_counter_findings(pp.device, pp.snap.port_num, before, after, subdir, o.interval_s))
+                out.push_back(std::move(f));
+        }
+    }
+    const auto qp_counters_after = read_qp_counters(qp_counter_error);
+    for (const auto& pp : ports) {
+        if (qp_counters_before && qp_counters_after)
+            for (auto& f : qp_counter_findings(pp.device, pp.snap.port_num, pp.driver, *qp_counters_before,
+                                               *qp_counters_after, o.interval_s))
+                out.push_back(std::move(f));
+        else
+            out.push_back(skipped("port.qp_counters", pp.device, pp.snap.port_num,
+                                  "per-QP counters not read: " + qp_counter_error));
+    }
+    if (qp_error.empty())
+        for (auto& f : qp_findings(judge_qps(readings, o.interval_s, cm_ids_or_none()), o.interval_s))
+            out.push_back(std::move(f));
+    else
+        out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));
+
+    // 5. The self-test, per ACTIVE port whose QPs qpscope can connect.
+    for (const auto& pp : ports) {
+        if (!o.loopback)
+            break;
+        if (auto refused = loopback_not_connectable(pp.device, pp.snap.port_num, pp.transport)) {
+            out.push_back(std::move(*refused));
+            continue;
+        }
+        if (!pp.active) {
+            out.push_back(skipped("port.loopback", pp.device, pp.snap.port_num, "not run: the port is not ACTIVE"));
+            continue;
+        }
+        say(fmt::format("loopback self-test on {} port {}", pp.device, pp.snap.port_num));
+        const auto roce_gid = std::find_if(out.begin(), out.end(), [&](const Finding& f) {
+            return f.id == "port.roce_gid" && f.device == pp.device && f.port == pp.snap.port_num;
+        });
+        const Finding* gid_finding = roce_gid == out.end() ? nullptr : &*roce_gid;
+        const bool ethernet = pp.snap.attr.link_layer == IBV_LINK_LAYER_ETHERNET;
+        Finding lf = loopback_finding(pp.device, pp.snap.port_num, ethernet, gid_finding, o);
+        out.push_back(std::move(lf));
+    }
+
+    // Host-wide first, then by device (in the order listed) and port.
+    std::map<std::string, std::size_t> rank;
+    for (const auto& f : out)
+        rank.emplace(f.device, f.device.empty() ? 0 : rank.size() + 1);
+    std::stable_sort(out.begin(), out.end(), [&](const Finding& a, const Finding& b) {
+        const auto ka = std::make_pair(rank.at(a.device), a.port.value_or(0));
+        const auto kb = std::make_pair(rank.at(b.device), b.port.value_or(0));
+        return ka < kb;
+    });
+    return report;
+}
+
+DoctorCounts count_findings(const DoctorReport& r)
+{
+    DoctorCounts c;
+    for (const auto& f : r.findings) {
+        switch (f.status) {
+        case Status::ok: ++c.ok; break;
+        case Status::warn: ++c.warn; break;
+        case Status::fail: ++c.fail; break;
+        case Status::skipped: ++c.skipped; break;
+        }
+    }
+    return c;
+}
+
+bool counts_against(const Finding& f, bool strict)
+{
+    return f.status == Status::fail || (strict && f.status == Status::warn);
+}
+
+int doctor_exit_code(const DoctorReport& r, bool strict)
+{
+    return std::any_of(r.findings.begin(), r.findings.end(), [&](const Finding& f) { return counts_against(f, strict); })
+               ? 1
+               : 0;
+}
+
+}  // namespace qps::health

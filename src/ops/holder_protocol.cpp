@@ -1,0 +1,131 @@
+#include "src/ops/holder_protocol.hpp"
+
+#include <arpa/inet.h>
+#include <cerrno>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "src/error.hpp"
+#include "src/util/json_text.hpp"
+
+namespace qps::qp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits until fd is ready for `events` or the deadline passes.
+void wait_ready(int fd, short events, Clock::time_point deadline, const char* what)
+{
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0)
+            throw TimeoutError(fmt::format("holder connection: timed out {}", what));
+        pollfd p{fd, events, 0};
+        const int n = ::poll(&p, 1, static_cast<int>(left.count()));
+        if (n > 0)
+            return;
+        if (n < 0 && errno != EINTR)
+            throw SystemError("poll", errno);
+    }
+}
+
+void write_all(int fd, const char* data, std::size_t size, Clock::time_point deadline)
+{
+    while (size > 0) {
+        wait_ready(fd, POLLOUT, deadline, "sending");
+        // MSG_DONTWAIT: a blocking send would wait for the peer to read it all,
+        // past the deadline.
+        const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            throw SystemError("send to holder", errno);
+        }
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+void read_all(int fd, char* data, std::size_t size, Clock::time_point deadline)
+{
+    while (size > 0) {
+        wait_ready(fd, POLLIN, deadline, "receiving");
+        const ssize_t n = ::recv(fd, data, size, MSG_DONTWAIT);
+        if (n == 0)
+            throw OperationError("holder connection closed in the middle of a message");
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            throw SystemError("recv from holder", errno);
+        }
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+}
+
+}  // namespace
+
+void send_message(int fd, const Json& message, std::chrono::milliseconds timeout)
+{
+    const std::string body = util::json_text(message);
+    if (body.size() > max_message_bytes)
+        throw OperationError(fmt::format("holder message of {} bytes exceeds the limit of {}", body.size(),
+                                         max_message_bytes));
+    const auto deadline = Clock::now() + timeout;
+    const std::uint32_t len = htonl(static_cast<std::uint32_t>(body.size()));
+    write_all(fd, reinterpret_cast<const char*>(&len), sizeof len, deadline);
+    write_all(fd, body.data(), body.size(), deadline);
+}
+
+Json receive_message(int fd, std::chrono::milliseconds timeout)
+{
+    const auto deadline = Clock::now() + timeout;
+    std::uint32_t len = 0;
+    read_all(fd, reinterpret_cast<char*>(&len), sizeof len, deadline);
+    len = ntohl(len);
+    if (len == 0 || len > max_message_bytes)
+        throw OperationError(fmt::format("holder message length {} is outside 1..{}", len, max_message_bytes));
+    std::string body(len, '\0');
+    read_all(fd, body.data(), len, deadline);
+    Json j = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object())
+        throw OperationError("holder message is not a JSON object");
+    return j;
+}
+
+std::string holder_dir()
+{
+    if (const char* d = std::getenv("QPSCOPE_HOLDER_DIR"); d && *d)
+        return d;
+    if (const char* r = std::getenv("XDG_RUNTIME_DIR"); r && *r)
+        return fmt::format("{}/qpscope", r);
+    return fmt::format("/tmp/qpscope-{}", ::getuid());
+}
+
+void ensure_private_dir(const std::string& dir)
+{
+    if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+        throw SystemError(fmt::format("mkdir {}", dir), errno);
+    struct stat st {};
+    if (::lstat(dir.c_str(), &st) != 0)
+        throw SystemError(fmt::format("stat {}", dir), errno);
+    if (!S_ISDIR(st.st_mode))
+        throw UsageError(fmt::format("holder directory {} is not a directory; remove it or set QPSCOPE_HOLDER_DIR",
+                                     dir));
+    if (st.st_uid != ::getuid())
+        throw UsageError(fmt::format("holder directory {} belongs to uid {}, not to you (uid {}): only its owner "
+                                     "can reach that holder",
+                                     dir, st.st_uid, ::getuid()));
+    if ((st.st_mode & 077) != 0)
+        throw UsageError(fmt::format("holder directory {} has mode {:o}: others could reach the holder; "
+                                     "chmod 700 it",
+                                     dir, st.st_mode & 0777));
+}
+
+std::string socket_path(const std::string& dir) { return dir + "/holder.sock"; }
+
+}  // namespace qps::qp

@@ -1,0 +1,236 @@
+#include "src/ops/mesh_pair.hpp"
+
+#include <algorithm>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "src/net/interrupt.hpp"
+#include "src/net/messages.hpp"
+#include "src/perf/bw/loop.hpp"
+#include "src/perf/pingpong/loop.hpp"
+#include "src/perf/test_common.hpp"
+#include "src/util/json_text.hpp"
+#include "src/verbs/test_resources.hpp"
+
+namespace qps::mesh {
+
+std::string rank_name(const RankInfo& r) { return fmt::format("rank {} ({})", r.rank, r.host); }
+
+namespace {
+
+struct PairFailure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The lock-step of the two ranks: at every step each sends its message
+// (an error, or what the step carries) and reads the partner's. A side
+// that failed says so and leaves at once, so its partner never waits for
+// a message that will not come.
+class Steps {
+public:
+    Steps(PairLink& link, const PairContext& ctx) : link_(link), ctx_(ctx) {}
+
+    // Sends `mine` (plus the step's name) and returns the partner's message.
+    Json swap(std::string_view step, Json mine)
+    {
+        mine["step"] = step;
+        mine["error"] = nullptr;
+        link_.send(util::json_text(mine));
+        const auto text = link_.receive(ctx_.deadline);
+        if (!text) {
+            if (net::interrupt_pending())
+                throw PairFailure("interrupted");
+            throw PairFailure(fmt::format("{} did not answer at step '{}' within the pair's timeout ({:g} s)",
+                                          rank_name(*ctx_.partner), step, ctx_.tests.timeout_s));
+        }
+        Json theirs = Json::parse(*text, nullptr, false);
+        if (theirs.is_discarded() || !theirs.is_object() || !theirs.contains("step"))
+            throw PairFailure(fmt::format("{} sent a malformed message at step '{}'", rank_name(*ctx_.partner), step));
+        if (theirs.contains("error") && theirs["error"].is_string())
+            throw PairFailure(fmt::format("{}: {}", rank_name(*ctx_.partner), theirs["error"].get<std::string>()));
+        if (theirs["step"] != step)
+            throw PairFailure(fmt::format("{} is at step '{}', this rank at '{}'", rank_name(*ctx_.partner),
+                                          util::json_text(theirs["step"]), step));
+        return theirs;
+    }
+
+    // This side failed at `step`: tells the partner, then ends the pair.
+    [[noreturn]] void fail(std::string_view step, const std::string& why)
+    {
+        Json j{{"step", step}, {"error", fmt::format("{}: {}", step, why)}};
+        link_.send(util::json_text(j));
+        throw PairFailure(fmt::format("{}: {}: {}", rank_name(*ctx_.mine), step, why));
+    }
+
+private:
+    PairLink& link_;
+    const PairContext& ctx_;
+};
+
+std::chrono::milliseconds remaining(Deadline deadline)
+{
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    return std::max(left, std::chrono::milliseconds(1000));
+}
+
+LatencyFigures latency_figures(const perf::LatencyResult& r)
+{
+    LatencyFigures f;
+    f.samples = r.measured;
+    f.p50_us = static_cast<double>(r.histogram.quantile(0.5)) / 1000.0;
+    f.p99_us = static_cast<double>(r.histogram.quantile(0.99)) / 1000.0;
+    f.max_us = static_cast<double>(r.histogram.max()) / 1000.0;
+    f.mean_us = r.histogram.mean() / 1000.0;
+    return f;
+}
+
+BandwidthFigures bandwidth_figures(const report::DirectionStats& d)
+{
+    BandwidthFigures f;
+    f.messages = d.messages;
+    f.bytes = d.bytes;
+    f.seconds = d.seconds;
+    f.gbps = d.bytes_per_s * 8 / 1e9;
+    f.peak_gbps = d.peak_bytes_per_s * 8 / 1e9;
+    f.min_gbps = d.min_bytes_per_s * 8 / 1e9;
+    return f;
+}
+
+// A write run from this side; its own "peer done" is a pipe it writes
+// itself once it has sent (the target of writes has nothing to poll).
+perf::BwResult send_writes(verbs::TestResources& res, const PairContext& ctx, const perf::Clock& clock)
+{
+    int fds[2];
+    if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+        throw std::runtime_error("pipe2 failed");
+    perf::BwRun run;
+    run.op = perf::Op::write;
+    run.size = ctx.tests.bw_size;
+    run.iterations = ctx.tests.bw_iterations;
+    if (ctx.tests.duration_s)
+        run.duration = std::chrono::nanoseconds(static_cast<std::int64_t>(*ctx.tests.duration_s * 1e9));
+    run.warmup = ctx.tests.warmup;
+    run.sends = true;
+    run.receives = false;
+    run.client = true;
+    run.oob_fd = fds[0];
+    run.silence_limit = remaining(ctx.deadline);
+    const int signal_fd = fds[1];
+    run.on_sent = [signal_fd] { [[maybe_unused]] auto n = ::write(signal_fd, "x", 1); };
+    perf::BwResult r;
+    try {
+        r = perf::run_bandwidth({&res}, run, clock);
+    } catch (...) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        throw;
+    }
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return r;
+}
+
+// One direction: `sender` writes, the other checks what arrived.
+void bandwidth_direction(Steps& steps, verbs::TestResources& res, const PairContext& ctx, const perf::Clock& clock,
+                         bool i_send, std::string_view step, std::optional<BandwidthFigures>& figures,
+                         std::string& verified)
+{
+    if (i_send) {
+        perf::fill_pattern(res.send_buf(), ctx.tests.bw_size);
+        perf::BwResult r;
+        try {
+            r = send_writes(res, ctx, clock);
+        } catch (const std::exception& e) {
+            steps.fail(step, e.what());
+        }
+        if (r.aborted || !r.tx)
+            steps.fail(step, r.abort_reason.empty() ? "the write run did not finish" : r.abort_reason);
+        figures = bandwidth_figures(*r.tx);
+        steps.swap(step, Json::object());
+        return;
+    }
+    steps.swap(step, Json::object());
+    if (const auto bad = perf::check_pattern(res.recv_buf(), ctx.tests.bw_size))
+        steps.fail(step, fmt::format("the data that arrived differs: {}", *bad));
+    verified = "ok";
+}
+
+}  // namespace
+
+PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& clock)
+{
+    PairResult result;
+    result.pair = ctx.pair;
+    result.round = ctx.round;
+    // The tests' time only: QP set-up and the endpoint exchange are the
+    // round's coordination, as is all before and after (RoundTiming).
+    std::optional<std::chrono::steady_clock::time_point> started;
+    const bool is_a = ctx.me == ctx.pair.a;
+    Steps steps(link, ctx);
+    try {
+        // Both ranks know both set-ups: a failed one ends the pair without a word.
+        for (const RankInfo* r : {ctx.mine, ctx.partner})
+            if (!r->setup_error.empty())
+                throw PairFailure(fmt::format("{} could not set up: {}", rank_name(*r), r->setup_error));
+
+        verbs::TestSetup setup;
+        setup.device = ctx.mine->device;
+        setup.port = static_cast<std::uint8_t>(ctx.mine->port);
+        setup.gid_index = ctx.mine->gid_index;
+        setup.buffer_bytes = std::max({ctx.tests.lat_size, ctx.tests.bw_size, 64u});
+        setup.max_inline = std::min<std::uint32_t>(ctx.tests.lat_size, 256);
+        std::optional<verbs::TestResources> res;
+        try {
+            res.emplace(setup);
+        } catch (const std::exception& e) {
+            steps.fail("endpoint", e.what());
+        }
+        const Json theirs =
+            steps.swap("endpoint", Json{{"endpoint", net::to_message(perf::endpoint_from(res->local()))}});
+        try {
+            if (!theirs.contains("endpoint"))
+                throw std::runtime_error("the partner's endpoint message has no endpoint");
+            res->connect(perf::remote_from(net::parse_endpoint(theirs["endpoint"])));
+            perf::prepost_receives(*res, ctx.tests.lat_size);
+        } catch (const std::exception& e) {
+            steps.fail("connect", e.what());
+        }
+        steps.swap("connect", Json::object());
+        started = std::chrono::steady_clock::now();
+
+        if (ctx.tests.lat) {
+            perf::LatencyRun run;
+            run.op = perf::Op::send;
+            run.size = ctx.tests.lat_size;
+            run.iterations = ctx.tests.lat_iterations;
+            run.warmup = ctx.tests.warmup;
+            run.use_inline = ctx.tests.lat_size <= res->granted_inline();
+            run.silence_limit = remaining(ctx.deadline);
+            perf::LatencyResult r;
+            try {
+                r = perf::run_latency(*res, is_a ? perf::Role::client : perf::Role::server, run, clock);
+            } catch (const std::exception& e) {
+                steps.fail("latency", e.what());
+            }
+            if (r.aborted)
+                steps.fail("latency", r.abort_reason);
+            (is_a ? result.lat_a : result.lat_b) = latency_figures(r);
+            steps.swap("latency", Json::object());
+        }
+        if (ctx.tests.bw) {
+            bandwidth_direction(steps, *res, ctx, clock, is_a, "bandwidth a->b", result.bw_ab, result.verified_ab);
+            bandwidth_direction(steps, *res, ctx, clock, !is_a, "bandwidth b->a", result.bw_ba, result.verified_ba);
+        }
+        result.status = PairStatus::ok;
+    } catch (const PairFailure& e) {
+        result.status = PairStatus::failed;
+        result.cause = e.what();
+    }
+    if (started)
+        result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - *started).count();
+    return result;
+}
+
+}  // namespace qps::mesh

@@ -1,0 +1,191 @@
+#include "src/ops/ping_pong.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <memory>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "src/decode/port.hpp"
+#include "src/error.hpp"
+#include "src/json.hpp"
+#include "src/net/exchange.hpp"
+#include "src/net/heartbeat.hpp"
+#include "src/ops/side_checks.hpp"
+#include "src/perf/clock.hpp"
+#include "src/perf/crew.hpp"
+#include "src/perf/sizes.hpp"
+#include "src/perf/test_common.hpp"
+
+namespace qps::perf {
+
+namespace {
+
+void adopt(PingPongOptions& o, const Json& p)
+{
+    adopt_common(o, p);
+    check_combination(o);
+}
+
+// One side's figures of a size: with several pairs, all their samples
+// together over the span from the first pair's start to the last one's
+// end, then each pair's own.
+report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyResult>& results,
+                                  const std::vector<int>& cpus, const Clock& clock, std::size_t histogram_rows)
+{
+    if (results.size() == 1) {
+        const LatencyResult& r = results.front();
+        return report::summarize(size, r.histogram, r.period, r.measured_seconds, r.aborted, r.abort_reason,
+                                 histogram_rows);
+    }
+    LatencyHistogram all, all_periods;
+    bool aborted = false;
+    std::string reason;
+    std::uint64_t first = 0, last = 0;
+    for (const LatencyResult& r : results) {
+        all.merge(r.histogram);
+        all_periods.merge(r.period);
+        if (r.aborted && !aborted) {
+            aborted = true;
+            reason = r.abort_reason;
+        }
+        if (r.end_tick > r.start_tick) {
+            first = first == 0 ? r.start_tick : std::min(first, r.start_tick);
+            last = std::max(last, r.end_tick);
+        }
+    }
+    report::LatencyStats s =
+        report::summarize(size, all, all_periods, last > first ? clock.to_ns(last - first) / 1e9 : 0.0, aborted, reason,
+                          histogram_rows);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const LatencyResult& r = results[i];
+        report::LatencyStats one = report::summarize(size, r.histogram, r.period, r.measured_seconds, r.aborted, r.abort_reason, 0);
+        one.thread = static_cast<std::uint32_t>(i);
+        one.cpu = i < cpus.size() ? cpus[i] : -1;
+        s.threads.push_back(std::move(one));
+    }
+    return s;
+}
+
+}  // namespace
+
+void check_combination(const PingPongOptions& o)
+{
+    check_op_transport(o.op, o.transport);
+    if (o.op == Op::write)
+        for (auto s : o.sizes)
+            if (s < 1)
+                throw UsageError("--op write needs sizes of at least 1 byte");
+}
+
+report::PingPongReport run_ping_pong(const PingPongOptions& given,
+                                     const std::function<void(const report::SizeResult&)>& progress)
+{
+    PingPongOptions o = given;
+    const bool client = !o.host.empty();
+    // 0. Everything local first: a server checks before it listens.
+    std::vector<int> cpus = check_side(o, o.threads);
+    pin_cpu(o.cpu);
+    const Clock clock = Clock::calibrate();
+
+    // 1. Connect and agree on the test: the server adopts the client's
+    //    parameters, naming any it was given that differ.
+    Json theirs;
+    net::Exchange ex = open_exchange(o, "ping-pong", common_params(o), theirs);
+    if (!client) {
+        adopt(o, theirs);
+        cpus = check_side(o, o.threads);  // the client's sizes, MTU and threads
+    }
+
+    // 2. Resources sized for the largest message, then the endpoints.
+    const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
+    // One QP per thread (pair t here talks to pair t of the peer).
+    verbs::TestSetup setup = test_setup(o, largest);
+    setup.opened = verbs::open_shared_device(setup.device);  // one context for every pair of this side
+    std::vector<std::unique_ptr<verbs::TestResources>> pairs;
+    for (std::uint32_t t = 0; t < o.threads; ++t)
+        pairs.push_back(std::make_unique<verbs::TestResources>(setup));
+    verbs::TestResources& res = *pairs.front();
+    check_ud_fits(o, res, largest);
+    for (auto& pair : pairs) {
+        pair->connect(remote_from(ex.endpoints(endpoint_from(pair->local()))));
+        if (o.op == Op::send)
+            prepost_receives(*pair, largest);
+    }
+
+    report::PingPongReport rep;
+    fill_header(rep, o, ex, res, clock);
+    rep.one_way = o.op != Op::read;
+    rep.clock_why = clock.info().why;
+    rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
+    rep.clock_calibration_ms = clock.info().calibration_ms;
+    rep.clock_calibration_error_ppm = clock.info().calibration_error_ppm;
+    rep.threads = o.threads;
+    rep.cpus = cpus;
+    if (rep.cpus.empty() && o.cpu)
+        rep.cpus = {*o.cpu};
+
+    // 3. One run per size, between barriers; the server reports back.
+    for (const std::uint32_t size : o.sizes) {
+        LatencyRun run;
+        run.op = o.op;
+        run.size = size;
+        run.iterations = o.iterations;
+        if (o.duration_s)
+            run.duration = std::chrono::nanoseconds(static_cast<std::int64_t>(*o.duration_s * 1e9));
+        run.warmup = o.warmup;
+        run.use_inline = o.inline_mode != InlineMode::off && size <= res.granted_inline() && o.op != Op::read;
+        rep.inline_used = rep.inline_used || run.use_inline;
+        run.silence_limit = o.timeout;
+
+        if (const auto why = barrier_failure(ex); !why.empty()) {
+            rep.aborted = true;  // the sizes measured so far are the report
+            rep.abort_reason = why;
+            break;
+        }
+        const Role role = client ? Role::client : Role::server;
+        std::vector<LatencyResult> results(o.threads);
+        // Independent pairs at once (one without --threads); each thread's
+        // loop watches the crew's end signal in place of the socket, the
+        // coordinator keeps the heartbeats going (src/perf/crew.hpp).
+        net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout);
+        const std::string lost = run_crew_threads(
+            cpus.empty() ? std::vector<int>{-1} : cpus, peer, [&](std::uint32_t i, const CrewEnd& end) {
+                LatencyRun mine = run;
+                mine.oob_fd = end.fd();
+                results[i] = run_latency(*pairs[i], role, mine, clock);
+            });
+        report::SizeResult sr;
+        sr.local = side_figures(size, results, cpus, clock, o.histogram_rows);
+        if (!lost.empty()) {
+            sr.local.aborted = true;
+            sr.local.abort_reason = lost;
+        }
+        bool aborted = sr.local.aborted;
+        std::string abort_reason = sr.local.abort_reason;
+        try {
+            sr.peer = report::latency_stats_from_json(
+                ex.results(report::to_json(sr.local), aborted ? std::chrono::milliseconds(1000) : o.timeout));
+        } catch (const TimeoutError& e) {
+            // The peer is gone or silent: keep what this side measured.
+            if (!aborted)
+                abort_reason = e.what();
+            aborted = true;
+        } catch (const std::exception&) {
+            if (!aborted)
+                throw;
+        }
+        rep.sizes.push_back(sr);
+        if (progress)
+            progress(sr);
+        if (aborted) {
+            rep.aborted = true;
+            rep.abort_reason = abort_reason;
+            break;
+        }
+    }
+    return rep;
+}
+
+}  // namespace qps::perf

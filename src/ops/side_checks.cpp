@@ -1,0 +1,35 @@
+#include "src/ops/side_checks.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "src/health/preflight.hpp"
+
+namespace qps::perf {
+
+void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
+{
+    health::PreflightSpec spec;
+    spec.device = o.device;
+    spec.port = o.port;
+    spec.gid_index = o.gid_index;
+    if (o.mtu)
+        spec.mtu = *o.mtu;
+    spec.cpu = o.cpu;
+    spec.memlock_bytes = qps * verbs::registered_bytes(test_setup(o, largest));
+    spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
+                                    largest);
+    if (!o.host.empty())
+        spec.destination = health::read_destination(o.host);
+    health::Preflight checked = health::preflight(spec);
+    o.device = checked.device;
+    o.gid_kinds = std::move(checked.gid_kinds);
+}
+
+std::vector<int> check_side(TestOptions& o, std::uint32_t qps)
+{
+    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
+    return worker_cpus(o);
+}
+
+}  // namespace qps::perf

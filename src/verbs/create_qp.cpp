@@ -1,0 +1,127 @@
+#include "src/verbs/create_qp.hpp"
+
+#include <array>
+#include <cerrno>
+#include <fmt/format.h>
+
+#include "src/error.hpp"
+#include "src/verbs/handles.hpp"
+
+namespace qps::qp {
+
+Json to_json(const CreateRequest& c)
+{
+    return Json{{"device", c.device},     {"port", c.port},         {"type", c.type},
+                {"send_wr", c.send_wr},   {"recv_wr", c.recv_wr},   {"send_sge", c.send_sge},
+                {"recv_sge", c.recv_sge}, {"max_inline", c.max_inline}, {"cq_depth", c.cq_depth},
+                {"sq_sig_all", c.sq_sig_all}, {"buffer_size", c.buffer_size}};
+}
+
+CreateRequest create_request_from_json(const Json& j)
+{
+    CreateRequest c;
+    c.device = j.value("device", c.device);
+    c.port = j.value("port", c.port);
+    c.type = static_cast<ibv_qp_type>(j.value("type", static_cast<int>(c.type)));
+    c.send_wr = j.value("send_wr", c.send_wr);
+    c.recv_wr = j.value("recv_wr", c.recv_wr);
+    c.send_sge = j.value("send_sge", c.send_sge);
+    c.recv_sge = j.value("recv_sge", c.recv_sge);
+    c.max_inline = j.value("max_inline", c.max_inline);
+    c.cq_depth = j.value("cq_depth", c.cq_depth);
+    c.sq_sig_all = j.value("sq_sig_all", c.sq_sig_all);
+    c.buffer_size = j.value("buffer_size", c.buffer_size);
+    if (c.cq_depth == 0)
+        c.cq_depth = c.send_wr + c.recv_wr;
+    if (c.type != IBV_QPT_RC && c.type != IBV_QPT_UC && c.type != IBV_QPT_UD)
+        throw UsageError(fmt::format("QP type {}: valid types are rc, uc, ud", static_cast<int>(c.type)));
+    return c;
+}
+
+ibv_qp_init_attr init_attr(const CreateRequest& c, ibv_cq* cq)
+{
+    ibv_qp_init_attr a{};
+    a.send_cq = cq;
+    a.recv_cq = cq;
+    a.qp_type = c.type;
+    a.sq_sig_all = c.sq_sig_all ? 1 : 0;
+    a.cap.max_send_wr = c.send_wr;
+    a.cap.max_recv_wr = c.recv_wr;
+    a.cap.max_send_sge = c.send_sge;
+    a.cap.max_recv_sge = c.recv_sge;
+    a.cap.max_inline_data = c.max_inline;
+    return a;
+}
+
+void check_create_against_device(ibv_context* ctx, const std::string& device, const CreateRequest& c)
+{
+    ibv_device_attr d{};
+    if (int rc = ibv_query_device(ctx, &d); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", device), rc);
+    if (c.port < 1 || c.port > d.phys_port_cnt)
+        throw UsageError(fmt::format("--port {}: {} has ports 1..{}", c.port, device, d.phys_port_cnt));
+    struct Limit {
+        const char* option;
+        std::uint64_t value;
+        const char* attribute;
+        std::uint64_t max;
+    };
+    const std::array<Limit, 5> limits{{
+        {"--send-wr", c.send_wr, "max_qp_wr", static_cast<std::uint64_t>(d.max_qp_wr)},
+        {"--recv-wr", c.recv_wr, "max_qp_wr", static_cast<std::uint64_t>(d.max_qp_wr)},
+        {"--send-sge", c.send_sge, "max_sge", static_cast<std::uint64_t>(d.max_sge)},
+        {"--recv-sge", c.recv_sge, "max_sge", static_cast<std::uint64_t>(d.max_sge)},
+        {"--cq-depth", c.cq_depth, "max_cqe", static_cast<std::uint64_t>(d.max_cqe)},
+    }};
+    for (const auto& l : limits)
+        if (l.value > l.max)
+            throw UsageError(fmt::format("{} {} exceeds {}'s {} of {}", l.option, l.value, device, l.attribute,
+                                         l.max));
+}
+
+namespace {
+
+bool accepted(ibv_pd* pd, ibv_cq* cq, const CreateRequest& c)
+{
+    ibv_qp_init_attr a = init_attr(c, cq);
+    verbs::QueuePair qp(ibv_create_qp(pd, &a));
+    return qp != nullptr;
+}
+
+struct Cap {
+    const char* option;
+    std::uint32_t CreateRequest::*field;
+    std::uint32_t minimum;
+};
+constexpr std::array<Cap, 5> caps{{
+    {"--send-wr", &CreateRequest::send_wr, 1},
+    {"--recv-wr", &CreateRequest::recv_wr, 1},
+    {"--send-sge", &CreateRequest::send_sge, 1},
+    {"--recv-sge", &CreateRequest::recv_sge, 1},
+    {"--max-inline", &CreateRequest::max_inline, 0},
+}};
+
+}  // namespace
+
+void explain_create_failure(ibv_pd* pd, ibv_cq* cq, const std::string& device, const CreateRequest& c, int err)
+{
+    for (const Cap& cap : caps) {
+        CreateRequest lowered = c;
+        lowered.*cap.field = cap.minimum;
+        if (c.*cap.field == cap.minimum || !accepted(pd, cq, lowered))
+            continue;
+        // Largest accepted value: lo accepted, hi refused.
+        std::uint32_t lo = cap.minimum, hi = c.*cap.field;
+        while (hi - lo > 1) {
+            const std::uint32_t mid = lo + (hi - lo) / 2;
+            lowered.*cap.field = mid;
+            (accepted(pd, cq, lowered) ? lo : hi) = mid;
+        }
+        throw UsageError(fmt::format("{} refused {} {}: the largest it accepts (other caps as given) is {}",
+                                     device, cap.option, c.*cap.field, lo));
+    }
+    throw SystemError(fmt::format("ibv_create_qp on {}", device), err,
+                      "no single cap explains it; check the QP type and the number of QPs already open");
+}
+
+}  // namespace qps::qp

@@ -64,8 +64,13 @@ eventually() {
   return 1
 }
 
-# has_rts_qps PID [N]: PID holds at least N (1) QPs in RTS (lab: $q is qpscope).
-has_rts_qps() { "$q" --json qp list --pid "$1" --state rts | jq -e ".qps | length >= ${2:-1}" >/dev/null; }
+# has_rts_qps PID [N]: PID holds at least N (1) QPs in RTS, as the kernel's
+# `rdma resource show qp` says (a poll, so not a start of the sanitised
+# qpscope every time: `qp list` is checked by the cases themselves).
+has_rts_qps() {
+  rdma -j resource show qp |
+    jq -e --argjson pid "$1" "[.[] | select(.pid == \$pid and .state == \"RTS\")] | length >= ${2:-1}" >/dev/null
+}
 # signal_in_run SIGNAL PID STAMP [N]: once PID runs (N QPs in RTS, within
 # 60 s), waits 1 s, sends SIGNAL and writes when (date +%s%N) to the file
 # STAMP, so a bound is measured from the event, not from a start.

@@ -83,8 +83,10 @@ int node_local_rank()
 
 // This rank's device, port and GID, checked the way ping-pong checks them
 // (src/health/preflight), before any pair: a local fault is named as this
-// rank's, never as its partners' silence.
-RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error)
+// rank's, never as its partners' silence. `opened`: the device, opened
+// once here, for every pair of this rank.
+RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error,
+                     verbs::SharedDevice& opened)
 {
     RankInfo info;
     info.rank = rank;
@@ -110,8 +112,11 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
         setup.buffer_bytes = std::max({o.tests.lat_size, o.tests.bw_size, 64u});
         spec.memlock_bytes = verbs::registered_bytes(setup);
         spec.memlock_what = "the test buffers";
-        info.device = health::preflight(spec).device;
+        health::Preflight checked = health::preflight(spec);
+        info.device = checked.device;
+        opened = std::move(checked.opened);
         setup.device = info.device;
+        setup.opened = opened;
         setup.port = o.port;
         setup.gid_index = o.gid_index;
         verbs::TestResources probe(setup);
@@ -299,6 +304,7 @@ struct Run {
     Schedule sched;
     Clock::duration timeout{};
     perf::Clock clock = perf::Clock::system();
+    verbs::SharedDevice device;  // this rank's, opened once by local_setup
 };
 
 // This rank's part of round `round`: its pair's tests, or nothing (it sits out).
@@ -316,6 +322,7 @@ std::optional<PairResult> run_my_pair(const Run& run, std::size_t round, Clock::
     ctx.partner = &run.ranks[partner];
     ctx.tests = run.options.tests;
     ctx.deadline = round_start + run.timeout;
+    ctx.device = run.device;
     Link link(static_cast<int>(partner), tag(static_cast<std::uint32_t>(round), Channel::pair), ctx.deadline);
     return run_pair(ctx, link, run.clock);
 }
@@ -485,7 +492,8 @@ int run(int argc, char** argv)
     PairSpec pair_spec = parse_pairs(plan.at("pairs").get<std::string>());
     pair_spec.seed = plan.at("seed").get<std::uint64_t>();
 
-    const RankInfo mine = local_setup(run.options, static_cast<std::uint32_t>(run.rank), node_local_rank(), parse_error);
+    const RankInfo mine = local_setup(run.options, static_cast<std::uint32_t>(run.rank), node_local_rank(), parse_error,
+                                        run.device);
     run.ranks = gather_ranks(mine, run.size);
     run.sched = schedule(pair_spec, static_cast<std::uint32_t>(run.size));
     run.timeout =

@@ -72,32 +72,54 @@ std::vector<verbs::GidCandidate> gid_candidates(const verbs::PortSnapshot& p)
     return out;
 }
 
+// A device the checks chose, and the context they opened on it (null when
+// it has not been opened yet, or could not be read).
+struct Chosen {
+    verbs::ListedDevice listed;
+    verbs::SharedDevice opened;
+};
+
 // Without -d: the first device whose port has a GID of one of `kinds` (or
 // is not RoCE), passing over a device whose QPs ibv_modify_qp cannot
 // connect when `connects`, else the first device (whose check then names
 // the fault). A device that cannot be read stops the search there: its own
 // checks name why (a device file this user may not open is not passed over
-// silently).
-verbs::ListedDevice device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds, bool connects)
+// silently). Each device is opened once; the chosen one stays open.
+Chosen device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds, bool connects)
 {
     for (const auto& d : verbs::list_devices()) {
         try {
-            const auto snaps = verbs::snapshot_devices(verbs::Filter{d.name, port}, verbs::Detail::tables);
-            if (snaps.empty() || snaps.front().ports.empty())
+            verbs::SharedDevice opened = verbs::open_shared_device(d.name);
+            const verbs::DeviceSnapshot snap = verbs::snapshot_device(*opened, port, verbs::Detail::tables);
+            if (snap.ports.empty())
                 continue;
-            if (connects && !decode::connects_only_through(snaps.front().transport).empty())
+            if (connects && !decode::connects_only_through(snap.transport).empty())
                 continue;
-            const verbs::PortSnapshot& p = snaps.front().ports.front();
+            const verbs::PortSnapshot& p = snap.ports.front();
             if (p.attr.link_layer != IBV_LINK_LAYER_ETHERNET)
-                return d;
+                return {d, opened};
             for (const auto& c : gid_candidates(p))
                 if (std::find(kinds.begin(), kinds.end(), decode::gid_kind(c.gid)) != kinds.end())
-                    return d;
+                    return {d, opened};
         } catch (const std::exception&) {
-            return d;
+            return {d, nullptr};
         }
     }
-    return verbs::resolve_device("");
+    return {verbs::resolve_device(""), nullptr};
+}
+
+// The device `spec` names (or, without -d, the one device_for chooses),
+// with the context reused from spec.opened when it is that device.
+Chosen resolve(const PreflightSpec& spec, const std::vector<decode::GidKind>& kinds)
+{
+    if (spec.device.empty() && !kinds.empty()) {
+        if (spec.opened)
+            return {{spec.opened->name, spec.opened->uverbs}, spec.opened};
+        return device_for(spec.port, kinds, spec.connects);
+    }
+    if (spec.opened && (spec.device.empty() || spec.device == spec.opened->name))
+        return {{spec.opened->name, spec.opened->uverbs}, spec.opened};
+    return {verbs::resolve_device(spec.device), nullptr};
 }
 
 }  // namespace
@@ -109,20 +131,20 @@ Preflight preflight(const PreflightSpec& spec)
     if (spec.destination)
         out.gid_kinds = gid_kinds_for(*spec.destination);
     // 1. The device file, before anything opens it.
-    const verbs::ListedDevice dev = spec.device.empty() && !out.gid_kinds.empty()
-                                        ? device_for(spec.port, out.gid_kinds, spec.connects)
-                                        : verbs::resolve_device(spec.device);
+    Chosen chosen = resolve(spec, out.gid_kinds);
+    const verbs::ListedDevice& dev = chosen.listed;
     out.device = dev.name;
     f.push_back(check_device_file(dev.name, read_device_file("/dev/infiniband/" + dev.uverbs)));
     throw_first_failure(f);
 
-    // 2. Connected QPs: the device's transport, then the port's state.
-    verbs::Filter filter{dev.name, spec.port};
-    const auto snaps = verbs::snapshot_devices(filter, verbs::Detail::tables);
-    const verbs::PortSnapshot& port = snaps.front().ports.front();
+    // 2. Connected QPs: the device's transport, then the port's state. The
+    //    device is opened here once; the test's QPs use this context.
+    out.opened = chosen.opened ? chosen.opened : verbs::open_shared_device(dev.name);
+    const verbs::DeviceSnapshot snap = verbs::snapshot_device(*out.opened, spec.port, verbs::Detail::tables);
+    const verbs::PortSnapshot& port = snap.ports.front();
     const PortState state = port_state_of(dev.name, port);
     if (spec.connects) {
-        f.push_back(check_connect_transport(dev.name, spec.port, snaps.front().transport));
+        f.push_back(check_connect_transport(dev.name, spec.port, snap.transport));
         throw_first_failure(f);
         f.push_back(check_port_state(state));
         throw_first_failure(f);

@@ -35,12 +35,18 @@ struct PreflightSpec {
     // it (check_gid_kind); without -d, the first device whose port has such
     // a GID is chosen.
     std::optional<Destination> destination;
+    // The device this side's first checks opened: checked again (after a
+    // server adopts the client's parameters) through the same context, not
+    // opened a second time, when it is the device the checks resolve.
+    verbs::SharedDevice opened;
 };
 
 // Runs the checks in order and throws the first failure. Returns the
-// findings (all ok) and the resolved device name.
+// findings (all ok), the resolved device name and the device opened (once:
+// the test's QPs are made on this context).
 struct Preflight {
     std::string device;
+    verbs::SharedDevice opened;
     std::vector<Finding> findings;
     std::vector<decode::GidKind> gid_kinds;  // gid_kinds_for(destination), for the GID choice
 };

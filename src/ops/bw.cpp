@@ -157,7 +157,6 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     verbs::TestSetup setup = test_setup(o, largest);
     setup.send_depth = o.tx_depth;
     setup.recv_depth = roles.receives ? o.rx_depth : 1;
-    setup.opened = verbs::open_shared_device(setup.device);  // one context for every QP of this side
     // Thread t owns QPs t*qps .. (t+1)*qps-1, on both sides.
     std::vector<std::unique_ptr<verbs::TestResources>> qps;
     std::vector<WorkerPlan> plans(o.threads);

@@ -177,6 +177,7 @@ PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& c
 
         verbs::TestSetup setup;
         setup.device = ctx.mine->device;
+        setup.opened = ctx.device;
         setup.port = static_cast<std::uint8_t>(ctx.mine->port);
         setup.gid_index = ctx.mine->gid_index;
         setup.buffer_bytes = std::max({ctx.tests.lat_size, ctx.tests.bw_size, 64u});

@@ -16,6 +16,7 @@
 
 #include "src/mesh/report.hpp"
 #include "src/perf/clock.hpp"
+#include "src/verbs/discovery.hpp"
 
 namespace qps::mesh {
 
@@ -39,6 +40,7 @@ struct PairContext {
     const RankInfo* partner = nullptr;
     TestSpec tests;
     Deadline deadline;  // the pair's end, at the latest
+    verbs::SharedDevice device;  // this rank's device, opened once (null: opened here)
 };
 
 // "rank 3 (node07)"

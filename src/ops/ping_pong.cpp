@@ -102,7 +102,6 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
     // One QP per thread (pair t here talks to pair t of the peer).
     verbs::TestSetup setup = test_setup(o, largest);
-    setup.opened = verbs::open_shared_device(setup.device);  // one context for every pair of this side
     std::vector<std::unique_ptr<verbs::TestResources>> pairs;
     for (std::uint32_t t = 0; t < o.threads; ++t)
         pairs.push_back(std::make_unique<verbs::TestResources>(setup));

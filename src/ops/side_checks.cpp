@@ -21,8 +21,10 @@ void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
                                     largest);
     if (!o.host.empty())
         spec.destination = health::read_destination(o.host);
+    spec.opened = o.opened;
     health::Preflight checked = health::preflight(spec);
     o.device = checked.device;
+    o.opened = std::move(checked.opened);
     o.gid_kinds = std::move(checked.gid_kinds);
 }
 

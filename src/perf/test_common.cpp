@@ -244,6 +244,7 @@ verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest)
     setup.buffer_bytes = std::max<std::uint32_t>(largest, 1);
     setup.mtu = o.mtu;
     setup.gid_kinds = o.gid_kinds;
+    setup.opened = o.opened;
     setup.max_inline =
         o.inline_mode == InlineMode::off || o.op == Op::read ? 0 : std::min<std::uint32_t>(largest, 1024);
     return setup;

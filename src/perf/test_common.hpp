@@ -49,6 +49,9 @@ struct TestOptions {
     // Set by check_local on a client: the GID kinds that reach `host`, most
     // wanted first (health::gid_kinds_for), for the GID choice.
     std::vector<decode::GidKind> gid_kinds;
+    // Set by check_local: the device its checks opened, once; the test's
+    // QPs are made on it and a server's second check reuses it.
+    verbs::SharedDevice opened;
 };
 
 // The shared test parameters as they travel (flat: the exchange carries

@@ -95,27 +95,25 @@ PortSnapshot read_port(ibv_context* ctx, const std::string& dev, std::uint32_t n
     throw SystemError(fmt::format("ibv_open_device({})", name), err);
 }
 
-DeviceSnapshot read_device(ibv_device* device, const Filter& filter, Detail detail)
+// Reads a device through a context already open on it.
+DeviceSnapshot read_opened(ibv_context* ctx, const std::string& name, const std::string& uverbs,
+                           const Filter& filter, Detail detail)
 {
     DeviceSnapshot d;
-    d.name = ibv_get_device_name(device);
-    d.uverbs = device->dev_name;
-    d.node_type = device->node_type;
-    d.transport = device->transport_type;
-
-    Context ctx(ibv_open_device(device));
-    if (!ctx)
-        throw_open_failure(d.name, d.uverbs, errno);
+    d.name = name;
+    d.uverbs = uverbs;
+    d.node_type = ctx->device->node_type;
+    d.transport = ctx->device->transport_type;
     d.num_comp_vectors = ctx->num_comp_vectors;
 
-    if (ibv_query_device_ex(ctx.get(), nullptr, &d.attr) == 0) {
+    if (ibv_query_device_ex(ctx, nullptr, &d.attr) == 0) {
         d.attr_ex = true;
-    } else if (int rc = ibv_query_device(ctx.get(), &d.attr.orig_attr); rc != 0) {
+    } else if (int rc = ibv_query_device(ctx, &d.attr.orig_attr); rc != 0) {
         throw SystemError(fmt::format("ibv_query_device({})", d.name), rc > 0 ? rc : errno);
     }
 
     if (detail == Detail::full)
-        d.max_inline_rc = probe_max_inline(ctx.get());
+        d.max_inline_rc = probe_max_inline(ctx);
 
     const std::uint32_t nports = d.attr.orig_attr.phys_port_cnt;
     if (filter.port && (*filter.port < 1 || *filter.port > nports))
@@ -123,8 +121,17 @@ DeviceSnapshot read_device(ibv_device* device, const Filter& filter, Detail deta
                                      *filter.port, nports));
     for (std::uint32_t p = 1; p <= nports; ++p)
         if (!filter.port || *filter.port == p)
-            d.ports.push_back(read_port(ctx.get(), d.name, p, detail));
+            d.ports.push_back(read_port(ctx, d.name, p, detail));
     return d;
+}
+
+DeviceSnapshot read_device(ibv_device* device, const Filter& filter, Detail detail)
+{
+    const std::string name = ibv_get_device_name(device);
+    Context ctx(ibv_open_device(device));
+    if (!ctx)
+        throw_open_failure(name, device->dev_name, errno);
+    return read_opened(ctx.get(), name, device->dev_name, filter, detail);
 }
 
 }  // namespace
@@ -197,6 +204,11 @@ OpenDevice open_device(const std::string& name)
 SharedDevice open_shared_device(const std::string& name)
 {
     return std::make_shared<const OpenDevice>(open_device(name));
+}
+
+DeviceSnapshot snapshot_device(const OpenDevice& device, std::optional<std::uint32_t> port, Detail detail)
+{
+    return read_opened(device.ctx.get(), device.name, device.uverbs, Filter{device.name, port}, detail);
 }
 
 std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail)

@@ -98,5 +98,9 @@ std::string unknown_device_message(std::string_view name, const std::vector<std:
 // unknown device or port (naming what exists), OperationError when the
 // host has no RDMA device, SystemError when a query fails.
 std::vector<DeviceSnapshot> snapshot_devices(const Filter& filter, Detail detail = Detail::full);
+// Reads a device through its opened context (no second ibv_open_device):
+// one port, or all of them.
+DeviceSnapshot snapshot_device(const OpenDevice& device, std::optional<std::uint32_t> port,
+                               Detail detail = Detail::full);
 
 }  // namespace qps::verbs

@@ -79,6 +79,36 @@ expect_out_has "2 threads x 1 QP"
 expect_out_has "each thread of the posting sides"
 expect_out_has "ALL THREADS s"
 
+# device_opens FILE: how often the traced process opened a uverbs device
+# file (one ibv_open_device is one open of /dev/infiniband/uverbsN).
+device_opens() { grep -c 'openat(.*"/dev/infiniband/uverbs[0-9]*"' "$1"; }
+# (LeakSanitizer cannot run under ptrace.)
+traced=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f --seccomp-bpf -e trace=openat -o)  # + FILE COMMAND...
+
+case_ "bw -q 8 --threads 2 without -d: each side opens the device once (16 QPs, 2 checks on the server)"
+"${traced[@]}" "$_scratch/opens-server" "$q" --json bw --timeout 20 >"$thr_log" 2>&1 &
+thr_server=$!
+run timeout 300 "${traced[@]}" "$_scratch/opens-client" \
+  "$q" --json bw 127.0.0.1 -q 8 --threads 2 -s 4096 -n 200 --timeout 20
+wait "$thr_server"; server_rc=$?
+expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+expect_true "the client opened the device once ($(device_opens "$_scratch/opens-client"))" \
+  test "$(device_opens "$_scratch/opens-client")" = 1
+expect_true "the server opened the device once ($(device_opens "$_scratch/opens-server"))" \
+  test "$(device_opens "$_scratch/opens-server")" = 1
+
+case_ "ping-pong --threads 2 -d rxe0: each side opens the device once"
+"${traced[@]}" "$_scratch/opens-server" "$q" --json ping-pong -d rxe0 --timeout 20 >"$thr_log" 2>&1 &
+thr_server=$!
+run timeout 300 "${traced[@]}" "$_scratch/opens-client" \
+  "$q" --json ping-pong 127.0.0.1 -d rxe0 --threads 2 -n 200 --timeout 20
+wait "$thr_server"; server_rc=$?
+expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+expect_true "the client opened the device once ($(device_opens "$_scratch/opens-client"))" \
+  test "$(device_opens "$_scratch/opens-client")" = 1
+expect_true "the server opened the device once ($(device_opens "$_scratch/opens-server"))" \
+  test "$(device_opens "$_scratch/opens-server")" = 1
+
 case_ "bw --threads: mismatches and impossible CPUs are refused by name before any data moves"
 thr_serve -d rxe0 --threads 1 --timeout 5
 run timeout 60 "$q" bw 127.0.0.1 -d rxe0 --threads 2 --timeout 5

@@ -1,0 +1,19 @@
+// This rank's device, port and GID, checked before any pair; its record
+// for the rank table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "src/mesh/options.hpp"
+#include "src/mesh/report.hpp"
+
+namespace qps::mesh::mpi {
+
+// This rank's device, port and GID, checked the way ping-pong checks them
+// (src/health/preflight), before any pair: a local fault is named as this
+// rank's, never as its partners' silence.
+// `parse_error`: this rank's command line was refused (its set-up error).
+RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error);
+
+}  // namespace qps::mesh::mpi

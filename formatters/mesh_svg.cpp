@@ -80,120 +80,163 @@ std::string label_of(const mesh::MeshReport& r, std::uint32_t rank)
     return fmt::format("r{} {}", rank, host);
 }
 
-}  // namespace
-
-std::string mesh_svg(const mesh::MeshReport& r, mesh::Metric metric)
-{
-    const std::size_t n = r.ranks.size();
-    std::vector<Cell> cells(n * n);
-    const auto at = [&](std::uint32_t row, std::uint32_t col) -> Cell& { return cells[row * n + col]; };
+// Every ordered pair's cell (row sends to column for bandwidth; both ways
+// the same for latency), and the range of the measured values.
+struct CellGrid {
+    std::size_t n = 0;
+    std::vector<Cell> cells;
     std::optional<double> lo, hi;
-    const auto measured = [&](std::uint32_t row, std::uint32_t col, double v) {
+
+    Cell& at(std::size_t row, std::size_t col) { return cells[row * n + col]; }
+    const Cell& at(std::size_t row, std::size_t col) const { return cells[row * n + col]; }
+    void measured(std::uint32_t row, std::uint32_t col, double v)
+    {
         if (row >= n || col >= n)
             return;
         at(row, col) = {Cell::Kind::measured, v, {}};
         lo = lo ? std::min(*lo, v) : v;
         hi = hi ? std::max(*hi, v) : v;
-    };
+    }
+};
+
+CellGrid cells_of(const mesh::MeshReport& r, mesh::Metric metric)
+{
+    CellGrid g;
+    g.n = r.ranks.size();
+    g.cells.resize(g.n * g.n);
     for (const auto& p : r.results) {
-        if (p.pair.a >= n || p.pair.b >= n)
+        if (p.pair.a >= g.n || p.pair.b >= g.n)
             continue;
         if (p.status != mesh::PairStatus::ok) {
             const Cell c{p.status == mesh::PairStatus::failed ? Cell::Kind::failed : Cell::Kind::not_run, 0, p.cause};
-            at(p.pair.a, p.pair.b) = c;
-            at(p.pair.b, p.pair.a) = c;
+            g.at(p.pair.a, p.pair.b) = c;
+            g.at(p.pair.b, p.pair.a) = c;
             continue;
         }
         if (metric == mesh::Metric::bw) {
             if (p.bw_ab)
-                measured(p.pair.a, p.pair.b, p.bw_ab->gbps);
+                g.measured(p.pair.a, p.pair.b, p.bw_ab->gbps);
             if (p.bw_ba)
-                measured(p.pair.b, p.pair.a, p.bw_ba->gbps);
+                g.measured(p.pair.b, p.pair.a, p.bw_ba->gbps);
         } else if (const auto& lat = p.lat_a ? p.lat_a : p.lat_b) {
-            measured(p.pair.a, p.pair.b, lat->p50_us);
-            measured(p.pair.b, p.pair.a, lat->p50_us);
+            g.measured(p.pair.a, p.pair.b, lat->p50_us);
+            g.measured(p.pair.b, p.pair.a, lat->p50_us);
         }
     }
+    return g;
+}
 
-    const int cell = n <= 32 ? 28 : std::max(4, static_cast<int>(896 / n));
-    const bool labels = cell >= 10;
-    const int margin_left = labels ? 150 : 40, margin_top = labels ? 150 : 60, legend_h = 90;
-    const int grid = cell * static_cast<int>(n);
-    const int width = std::max(margin_left + grid + 40, 680), height = margin_top + grid + legend_h;
-    const bool bw = metric == mesh::Metric::bw;
-    const char* unit = bw ? "Gb/s" : "us";
+// Where things go: the cell size for the rank count, labels when cells are
+// large enough to carry them, the margins and the whole picture.
+struct SvgLayout {
+    int cell, margin_left, margin_top, grid, width, height;
+    bool labels, bw;
+    const char* unit;
 
-    std::string out;
+    SvgLayout(std::size_t n, mesh::Metric metric)
+    {
+        cell = n <= 32 ? 28 : std::max(4, static_cast<int>(896 / n));
+        labels = cell >= 10;
+        margin_left = labels ? 150 : 40;
+        margin_top = labels ? 150 : 60;
+        const int legend_h = 90;
+        grid = cell * static_cast<int>(n);
+        width = std::max(margin_left + grid + 40, 680);
+        height = margin_top + grid + legend_h;
+        bw = metric == mesh::Metric::bw;
+        unit = bw ? "Gb/s" : "us";
+    }
+};
+
+void svg_header(std::string& out, const mesh::MeshReport& r, const SvgLayout& l)
+{
     auto o = std::back_inserter(out);
     fmt::format_to(o,
                    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{0}\" height=\"{1}\" "
                    "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"11\">\n"
                    "<rect x=\"0\" y=\"0\" width=\"{0}\" height=\"{1}\" fill=\"#ffffff\"/>\n",
-                   width, height);
+                   l.width, l.height);
     fmt::format_to(o, "<text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">qpscope-mesh: {}, {} ranks</text>\n",
-                   bw ? "bandwidth, Gb/s (row sends to column)" : "latency p50 one-way, us", n);
+                   l.bw ? "bandwidth, Gb/s (row sends to column)" : "latency p50 one-way, us", r.ranks.size());
     fmt::format_to(o, "<text x=\"10\" y=\"38\">{} pairs, {} rounds run of {}{}</text>\n", r.results.size(), r.rounds_done,
                    r.schedule.rounds.size(), r.stopped.empty() ? "" : " (stopped early)");
-    if (labels) {
-        for (std::size_t i = 0; i < n; ++i) {
-            const int pos = static_cast<int>(i) * cell + cell / 2;
-            const std::string text = escaped(label_of(r, static_cast<std::uint32_t>(i)));
-            fmt::format_to(o, "<text class=\"row-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\" "
-                              "dominant-baseline=\"middle\">{}</text>\n",
-                           margin_left - 4, margin_top + pos, text);
-            fmt::format_to(o, "<text class=\"col-label\" transform=\"translate({},{}) rotate(-60)\">{}</text>\n",
-                           margin_left + pos + 4, margin_top - 4, text);
-        }
+}
+
+// Each rank's label at its row and above its column.
+void svg_labels(std::string& out, const mesh::MeshReport& r, const SvgLayout& l)
+{
+    auto o = std::back_inserter(out);
+    for (std::size_t i = 0; i < r.ranks.size(); ++i) {
+        const int pos = static_cast<int>(i) * l.cell + l.cell / 2;
+        const std::string text = escaped(label_of(r, static_cast<std::uint32_t>(i)));
+        fmt::format_to(o, "<text class=\"row-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\" "
+                          "dominant-baseline=\"middle\">{}</text>\n",
+                       l.margin_left - 4, l.margin_top + pos, text);
+        fmt::format_to(o, "<text class=\"col-label\" transform=\"translate({},{}) rotate(-60)\">{}</text>\n",
+                       l.margin_left + pos + 4, l.margin_top - 4, text);
     }
-    for (std::size_t row = 0; row < n; ++row)
-        for (std::size_t col = 0; col < n; ++col) {
-            const int x = margin_left + static_cast<int>(col) * cell, y = margin_top + static_cast<int>(row) * cell;
-            const Cell& c = cells[row * n + col];
-            std::string fill, title;
+}
+
+// A cell's colour and its tooltip: from row `from` to column `to`.
+std::pair<std::string, std::string> cell_look(const CellGrid& g, std::size_t row, std::size_t col,
+                                              const std::string& from, const std::string& to, const SvgLayout& l)
+{
+    const Cell& c = g.at(row, col);
+    if (row == col)
+        return {diagonal_fill, from};
+    if (c.kind == Cell::Kind::measured) {
+        const double span = *g.hi - *g.lo;
+        const double good = span > 0 ? (l.bw ? (c.value - *g.lo) / span : (*g.hi - c.value) / span) : 1.0;
+        return {colour(1.0 - good),
+                fmt::format("{} {} {}: {:.2f} {}", from, l.bw ? "-&gt;" : "&lt;-&gt;", to, c.value, l.unit)};
+    }
+    if (c.kind == Cell::Kind::failed)
+        return {failed_fill, fmt::format("{} &lt;-&gt; {}: failed: {}", from, to, escaped(c.cause))};
+    if (c.kind == Cell::Kind::not_run)
+        return {not_run_fill, fmt::format("{} &lt;-&gt; {}: not run{}{}", from, to, c.cause.empty() ? "" : ": ",
+                                          escaped(c.cause))};
+    return {untested_fill, fmt::format("{} &lt;-&gt; {}: not in the plan", from, to)};
+}
+
+// The matrix: one rectangle a cell, a failed pair crossed out.
+void svg_cells(std::string& out, const mesh::MeshReport& r, const CellGrid& g, const SvgLayout& l)
+{
+    auto o = std::back_inserter(out);
+    const int cell = l.cell;
+    for (std::size_t row = 0; row < g.n; ++row)
+        for (std::size_t col = 0; col < g.n; ++col) {
+            const int x = l.margin_left + static_cast<int>(col) * cell, y = l.margin_top + static_cast<int>(row) * cell;
             const std::string from = escaped(label_of(r, static_cast<std::uint32_t>(row)));
             const std::string to = escaped(label_of(r, static_cast<std::uint32_t>(col)));
-            if (row == col) {
-                fill = diagonal_fill;
-                title = from;
-            } else if (c.kind == Cell::Kind::measured) {
-                const double span = *hi - *lo;
-                const double good = span > 0 ? (bw ? (c.value - *lo) / span : (*hi - c.value) / span) : 1.0;
-                fill = colour(1.0 - good);
-                title = fmt::format("{} {} {}: {:.2f} {}", from, bw ? "-&gt;" : "&lt;-&gt;", to, c.value, unit);
-            } else if (c.kind == Cell::Kind::failed) {
-                fill = failed_fill;
-                title = fmt::format("{} &lt;-&gt; {}: failed: {}", from, to, escaped(c.cause));
-            } else if (c.kind == Cell::Kind::not_run) {
-                fill = not_run_fill;
-                title = fmt::format("{} &lt;-&gt; {}: not run{}{}", from, to, c.cause.empty() ? "" : ": ",
-                                    escaped(c.cause));
-            } else {
-                fill = untested_fill;
-                title = fmt::format("{} &lt;-&gt; {}: not in the plan", from, to);
-            }
+            const auto [fill, title] = cell_look(g, row, col, from, to, l);
             fmt::format_to(o, "<rect class=\"cell\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
                               "stroke=\"#c0c0c0\" stroke-width=\"{}\"><title>{}</title></rect>\n",
                            x, y, cell, cell, fill, cell >= 10 ? "0.5" : "0", title);
-            if (c.kind == Cell::Kind::failed && row != col && cell >= 8) {
+            if (g.at(row, col).kind == Cell::Kind::failed && row != col && cell >= 8) {
                 const int p = cell / 4;
                 fmt::format_to(o,
                                "<path d=\"M{} {}L{} {}M{} {}L{} {}\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>\n",
                                x + p, y + p, x + cell - p, y + cell - p, x + cell - p, y + p, x + p, y + cell - p);
             }
         }
+}
 
-    // The legend: the scale between the run's best and worst, and the other kinds.
-    const int ly = margin_top + grid + 25;
+// The legend: the scale between the run's best and worst, and the other kinds.
+void svg_legend(std::string& out, const CellGrid& g, const SvgLayout& l)
+{
+    auto o = std::back_inserter(out);
+    const int ly = l.margin_top + l.grid + 25;
     fmt::format_to(o, "<defs><linearGradient id=\"scale\" x1=\"0\" x2=\"1\" y1=\"0\" y2=\"0\">");
     for (int stop = 0; stop <= 4; ++stop)
         fmt::format_to(o, "<stop offset=\"{}%\" stop-color=\"{}\"/>", stop * 25, colour(1.0 - stop / 4.0));
     fmt::format_to(o, "</linearGradient></defs>\n");
     fmt::format_to(o, "<rect x=\"10\" y=\"{}\" width=\"300\" height=\"14\" fill=\"url(#scale)\"/>\n", ly);
-    if (lo && hi) {
-        const double worst = bw ? *lo : *hi, best = bw ? *hi : *lo;
-        fmt::format_to(o, "<text x=\"10\" y=\"{}\">{:.2f} {} (worst)</text>\n", ly + 28, worst, unit);
-        fmt::format_to(o, "<text x=\"310\" y=\"{}\" text-anchor=\"end\">{:.2f} {} (best)</text>\n", ly + 28, best, unit);
+    if (g.lo && g.hi) {
+        const double worst = l.bw ? *g.lo : *g.hi, best = l.bw ? *g.hi : *g.lo;
+        fmt::format_to(o, "<text x=\"10\" y=\"{}\">{:.2f} {} (worst)</text>\n", ly + 28, worst, l.unit);
+        fmt::format_to(o, "<text x=\"310\" y=\"{}\" text-anchor=\"end\">{:.2f} {} (best)</text>\n", ly + 28, best,
+                       l.unit);
     } else {
         fmt::format_to(o, "<text x=\"10\" y=\"{}\">no measured pair</text>\n", ly + 28);
     }
@@ -205,6 +248,20 @@ std::string mesh_svg(const mesh::MeshReport& r, mesh::Metric metric)
         fmt::format_to(o, "<text x=\"{}\" y=\"{}\">{}</text>\n", sx + 18, ly + 11, name);
         sx += 85;
     }
+}
+
+}  // namespace
+
+std::string mesh_svg(const mesh::MeshReport& r, mesh::Metric metric)
+{
+    const CellGrid g = cells_of(r, metric);
+    const SvgLayout l(g.n, metric);
+    std::string out;
+    svg_header(out, r, l);
+    if (l.labels)
+        svg_labels(out, r, l);
+    svg_cells(out, r, g, l);
+    svg_legend(out, g, l);
     out += "</svg>\n";
     return out;
 }

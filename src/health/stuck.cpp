@@ -64,6 +64,42 @@ bool psn_progressed(const std::vector<std::uint32_t>& psns)
     return early && late && psn_after(*late, *early);
 }
 
+// The same QP (device, QPN, owner) in RTS in every reading, and neither
+// its SQ PSN nor its RQ PSN moved on.
+bool no_progress_in_rts(const std::vector<std::vector<kernel::KernelQp>>& readings, const kernel::KernelQp& q)
+{
+    std::vector<std::uint32_t> sq, rq;
+    for (const auto& reading : readings) {
+        const auto it = std::find_if(reading.begin(), reading.end(), [&](const kernel::KernelQp& b) {
+            return b.dev_name == q.dev_name && b.lqpn == q.lqpn && b.pid == q.pid;
+        });
+        if (it == reading.end() || it->state != state_rts)
+            return false;
+        if (it->sq_psn)
+            sq.push_back(*it->sq_psn);
+        if (it->rq_psn)
+            rq.push_back(*it->rq_psn);
+    }
+    return !psn_progressed(sq) && !psn_progressed(rq);
+}
+
+// What the QP's rdma_cm ID says: its state and addresses, and what the
+// state means for a QP that is `stuck`.
+std::string cm_id_note(const kernel::KernelCmId& cm, bool stuck)
+{
+    const std::string state = kernel::cm_state_name(cm.state);
+    std::string note = fmt::format("rdma_cm: {}{}", state,
+                                   cm.src.empty() && cm.dst.empty()
+                                       ? std::string()
+                                       : fmt::format(", {} -> {}", cm.src.empty() ? "?" : cm.src,
+                                                     cm.dst.empty() ? "?" : cm.dst));
+    if (state == "DISCONNECT")
+        note += " (the connection was torn down: the peer disconnected, or its process died)";
+    else if (state == "CONNECT" && stuck)
+        note += " (the connection manager still counts it connected: it heard nothing from the peer)";
+    return note;
+}
+
 }  // namespace
 
 std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
@@ -101,29 +137,11 @@ std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>
                                           "there",
                                           *q.rqpn, q.dev_name));
         }
-        if (readings.size() >= 2 && q.state == state_rts) {
-            // The same QP (device, QPN, owner) in RTS in every reading.
-            std::vector<std::uint32_t> sq, rq;
-            bool throughout = true;
-            for (const auto& reading : readings) {
-                const auto it = std::find_if(reading.begin(), reading.end(), [&](const kernel::KernelQp& b) {
-                    return b.dev_name == q.dev_name && b.lqpn == q.lqpn && b.pid == q.pid;
-                });
-                if (it == reading.end() || it->state != state_rts) {
-                    throughout = false;
-                    break;
-                }
-                if (it->sq_psn)
-                    sq.push_back(*it->sq_psn);
-                if (it->rq_psn)
-                    rq.push_back(*it->rq_psn);
-            }
-            if (throughout && !psn_progressed(sq) && !psn_progressed(rq)) {
-                v.no_progress = true;
-                v.notes.push_back(fmt::format("no progress in {:g} s: SQ PSN {} and RQ PSN {} got no further "
-                                              "(idle, or retrying towards a peer that does not answer)",
-                                              interval_s, q.sq_psn.value_or(0), q.rq_psn.value_or(0)));
-            }
+        if (readings.size() >= 2 && q.state == state_rts && no_progress_in_rts(readings, q)) {
+            v.no_progress = true;
+            v.notes.push_back(fmt::format("no progress in {:g} s: SQ PSN {} and RQ PSN {} got no further "
+                                          "(idle, or retrying towards a peer that does not answer)",
+                                          interval_s, q.sq_psn.value_or(0), q.rq_psn.value_or(0)));
         }
         v.stuck = v.error_state || (v.dest_missing && v.no_progress);
         const auto cm = std::find_if(cm_ids.begin(), cm_ids.end(), [&](const kernel::KernelCmId& c) {
@@ -131,17 +149,7 @@ std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>
         });
         if (cm != cm_ids.end()) {
             v.cm_id = *cm;
-            const std::string state = kernel::cm_state_name(cm->state);
-            std::string note = fmt::format("rdma_cm: {}{}", state,
-                                           cm->src.empty() && cm->dst.empty()
-                                               ? std::string()
-                                               : fmt::format(", {} -> {}", cm->src.empty() ? "?" : cm->src,
-                                                             cm->dst.empty() ? "?" : cm->dst));
-            if (state == "DISCONNECT")
-                note += " (the connection was torn down: the peer disconnected, or its process died)";
-            else if (state == "CONNECT" && v.stuck)
-                note += " (the connection manager still counts it connected: it heard nothing from the peer)";
-            v.notes.push_back(std::move(note));
+            v.notes.push_back(cm_id_note(*cm, v.stuck));
         }
         out.push_back(std::move(v));
     }

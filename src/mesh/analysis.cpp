@@ -106,28 +106,14 @@ std::vector<Sample> samples(const MeshReport& r)
     return out;
 }
 
-Analysis analyse(const MeshReport& r, double threshold, const std::vector<Expectation>& expect, std::size_t worst)
-{
-    Analysis a;
-    const std::vector<Sample> all = samples(r);
-    std::vector<double> bw, lat;
-    for (const auto& s : all)
-        (s.metric == Metric::bw ? bw : lat).push_back(s.value);
-    if (!bw.empty())
-        a.median_gbps = median_of(bw);
-    if (!lat.empty())
-        a.median_lat_us = median_of(lat);
+namespace {
 
-    // Per rank: the pairs it was in, and those that failed or outlie.
-    std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> per_rank;  // rank -> (bad, tested)
-    std::vector<bool> bad_result(r.results.size(), false);
-    for (std::size_t i = 0; i < r.results.size(); ++i) {
-        const PairResult& p = r.results[i];
-        if (p.status == PairStatus::failed)
-            ++a.failed, bad_result[i] = true;
-        else if (p.status == PairStatus::not_run)
-            ++a.not_run;
-    }
+// The samples off the median by more than the threshold, or missing an
+// expectation, worst first (relative distance from the median); their
+// pairs are marked in `bad_result`.
+void find_outliers(Analysis& a, const std::vector<Sample>& all, double threshold,
+                   const std::vector<Expectation>& expect, std::vector<bool>& bad_result)
+{
     for (const auto& s : all) {
         std::string why;
         double median = 0;
@@ -159,7 +145,13 @@ Analysis analyse(const MeshReport& r, double threshold, const std::vector<Expect
         };
         return off(x) > off(y);
     });
+}
 
+// Ranks with at least two bad pairs (failed or outliers), half of those
+// they were in or more; the most affected first.
+void find_slow_nodes(Analysis& a, const MeshReport& r, const std::vector<bool>& bad_result)
+{
+    std::map<std::uint32_t, std::pair<std::uint32_t, std::uint32_t>> per_rank;  // rank -> (bad, tested)
     for (std::size_t i = 0; i < r.results.size(); ++i) {
         const PairResult& p = r.results[i];
         if (p.status == PairStatus::not_run)
@@ -176,6 +168,34 @@ Analysis analyse(const MeshReport& r, double threshold, const std::vector<Expect
     std::stable_sort(a.slow_nodes.begin(), a.slow_nodes.end(), [](const SlowNode& x, const SlowNode& y) {
         return x.bad * y.tested > y.bad * x.tested;
     });
+}
+
+}  // namespace
+
+Analysis analyse(const MeshReport& r, double threshold, const std::vector<Expectation>& expect, std::size_t worst)
+{
+    Analysis a;
+    const std::vector<Sample> all = samples(r);
+    std::vector<double> bw, lat;
+    for (const auto& s : all)
+        (s.metric == Metric::bw ? bw : lat).push_back(s.value);
+    if (!bw.empty())
+        a.median_gbps = median_of(bw);
+    if (!lat.empty())
+        a.median_lat_us = median_of(lat);
+
+    // The bad pairs: those that failed, then those that outlie; per rank,
+    // how many of its pairs were bad.
+    std::vector<bool> bad_result(r.results.size(), false);
+    for (std::size_t i = 0; i < r.results.size(); ++i) {
+        const PairResult& p = r.results[i];
+        if (p.status == PairStatus::failed)
+            ++a.failed, bad_result[i] = true;
+        else if (p.status == PairStatus::not_run)
+            ++a.not_run;
+    }
+    find_outliers(a, all, threshold, expect, bad_result);
+    find_slow_nodes(a, r, bad_result);
 
     for (const auto& s : all)
         (s.metric == Metric::bw ? a.worst_bw : a.worst_lat).push_back(s);

@@ -105,6 +105,139 @@ std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::Tes
     return {fmt::format("ok: {} bytes on {} QP{}", size, qps.size(), qps.size() == 1 ? "" : "s"), false};
 }
 
+// This side's QPs, one set of resources each, and the threads that own
+// them: thread t owns QPs t*qps .. (t+1)*qps-1, on both sides.
+struct BwQps {
+    std::vector<std::unique_ptr<verbs::TestResources>> qps;
+    std::vector<WorkerPlan> plans;
+};
+
+// One set of resources per QP, sized for the largest message.
+BwQps create_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Roles& roles, std::uint32_t largest)
+{
+    verbs::TestSetup setup = test_setup(o, largest);
+    setup.send_depth = o.tx_depth;
+    setup.recv_depth = roles.receives ? o.rx_depth : 1;
+    BwQps side;
+    side.plans.resize(o.threads);
+    for (std::uint32_t t = 0; t < o.threads; ++t) {
+        side.plans[t].cpu = t < cpus.size() ? cpus[t] : -1;
+        for (std::uint32_t q = 0; q < o.qps; ++q) {
+            side.qps.push_back(std::make_unique<verbs::TestResources>(setup));
+            side.plans[t].lanes.push_back(side.qps.back().get());
+        }
+    }
+    return side;
+}
+
+// Every QP connected to its peer's, with its receives posted on a side that receives.
+void connect_qps(const BwQps& side, net::Exchange& ex, const BwOptions& o, const Roles& roles)
+{
+    for (auto& res : side.qps)
+        res->connect(remote_from(ex.endpoints(endpoint_from(res->local()))));
+    if (roles.receives)
+        for (auto& res : side.qps)
+            post_initial_receives(*res, o.rx_depth);
+}
+
+// The queue parameters, as the run uses them and the report shows them.
+template <class T>
+void set_queue_params(T& t, const BwOptions& o)
+{
+    t.tx_depth = o.tx_depth;
+    t.rx_depth = o.rx_depth;
+    t.post_list = o.post_list;
+    t.cq_mod = effective_cq_mod(o);
+}
+
+// The report before any size: the test, the sides, the bw parameters.
+report::BwReport bw_report_header(const BwOptions& o, net::Exchange& ex, const verbs::TestResources& first,
+                                  const Clock& clock, const std::vector<int>& cpus)
+{
+    report::BwReport rep;
+    fill_header(rep, o, ex, first, clock);
+    rep.bidir = o.bidir;
+    rep.qps = o.qps;
+    rep.threads = o.threads;
+    rep.cpus = cpus;
+    if (rep.cpus.empty() && o.cpu)
+        rep.cpus = {*o.cpu};
+    set_queue_params(rep, o);
+    rep.window_ms = o.window_ms;
+    rep.unit = o.unit;
+    return rep;
+}
+
+// One size's run as the loop takes it.
+BwRun size_run(const BwOptions& o, std::uint32_t size, const Roles& roles, bool client,
+               const verbs::TestResources& first, net::Exchange& ex,
+               const std::function<void(std::uint32_t, double, double)>& progress)
+{
+    BwRun run;
+    set_common_run(run, o, size, first);
+    set_queue_params(run, o);
+    run.sends = roles.sends;
+    run.receives = roles.receives;
+    run.client = client;
+    run.window = std::chrono::nanoseconds(static_cast<std::int64_t>(o.window_ms * 1e6));
+    if (client)
+        run.on_sent = [&ex] { ex.announce_ready(); };
+    if (progress)
+        run.progress = [&progress, size](double s, double rate) { progress(size, s, rate); };
+    return run;
+}
+
+// The end barrier: both sides are done (the client announced already); a
+// side whose run ended early tells the peer why instead.
+void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string& role,
+                 std::chrono::milliseconds timeout)
+{
+    if (r.aborted && !r.peer_ended_early) {
+        ex.abort(fmt::format("{} side ended the run: {}", role, r.abort_reason));
+        return;
+    }
+    try {
+        if (client)
+            ex.await_ready(timeout);
+        else
+            ex.ready(timeout);
+    } catch (const std::exception& e) {
+        r.aborted = true;
+        r.abort_reason = e.what();
+    }
+}
+
+// A size's result: this side's figures and its check of the data, then
+// the peer's figures (its absence ends the run; this side's stand).
+report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQps& side, const BwOptions& o,
+                                 const Roles& roles, net::Exchange& ex)
+{
+    BwResult& r = crew.total;
+    report::BwSizeResult sr;
+    sr.local.size = size;
+    sr.local.tx = r.tx;
+    sr.local.rx = r.rx;
+    sr.local.cpu_user_s = r.cpu.user_s;
+    sr.local.cpu_sys_s = r.cpu.sys_s;
+    sr.local.cpu_wall_s = r.cpu.wall_s;
+    sr.local.cpu_percent = r.cpu.percent();
+    sr.local.threads = std::move(crew.threads);
+    sr.local.aborted = r.aborted;
+    sr.local.abort_reason = r.abort_reason;
+    if (r.aborted) {
+        sr.local.verified = "not checked: the run ended early";
+        return sr;
+    }
+    std::tie(sr.local.verified, sr.local.verify_failed) = verify(side.qps, o.op, roles, size);
+    try {
+        sr.peer = report::side_stats_from_json(ex.results(report::to_json(sr.local), o.timeout));
+    } catch (const TimeoutError& e) {
+        r.aborted = true;  // this side's figures stand; the peer's never came
+        r.abort_reason = e.what();
+    }
+    return sr;
+}
+
 }  // namespace
 
 void check_bw_options(const BwOptions& o)
@@ -149,118 +282,31 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
         adopt(o, theirs);
         cpus = check_side(o, o.qps * o.threads);  // the client's sizes, QPs and threads
     }
-    const std::uint32_t cq_mod = effective_cq_mod(o);
     const Roles roles = roles_of(o, client);
 
     // 2. One set of resources per QP, sized for the largest message.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    verbs::TestSetup setup = test_setup(o, largest);
-    setup.send_depth = o.tx_depth;
-    setup.recv_depth = roles.receives ? o.rx_depth : 1;
-    // Thread t owns QPs t*qps .. (t+1)*qps-1, on both sides.
-    std::vector<std::unique_ptr<verbs::TestResources>> qps;
-    std::vector<WorkerPlan> plans(o.threads);
-    for (std::uint32_t t = 0; t < o.threads; ++t) {
-        plans[t].cpu = t < cpus.size() ? cpus[t] : -1;
-        for (std::uint32_t q = 0; q < o.qps; ++q) {
-            qps.push_back(std::make_unique<verbs::TestResources>(setup));
-            plans[t].lanes.push_back(qps.back().get());
-        }
-    }
-    const verbs::TestResources& first = *qps.front();
+    const BwQps side = create_bw_qps(o, cpus, roles, largest);
+    const verbs::TestResources& first = *side.qps.front();
     check_ud_fits(o, first, largest);
-    for (auto& res : qps)
-        res->connect(remote_from(ex.endpoints(endpoint_from(res->local()))));
-    if (roles.receives)
-        for (auto& res : qps)
-            post_initial_receives(*res, o.rx_depth);
-
-    report::BwReport rep;
-    fill_header(rep, o, ex, first, clock);
-    rep.bidir = o.bidir;
-    rep.qps = o.qps;
-    rep.threads = o.threads;
-    rep.cpus = cpus;
-    if (rep.cpus.empty() && o.cpu)
-        rep.cpus = {*o.cpu};
-    rep.tx_depth = o.tx_depth;
-    rep.rx_depth = o.rx_depth;
-    rep.post_list = o.post_list;
-    rep.cq_mod = cq_mod;
-    rep.window_ms = o.window_ms;
-    rep.unit = o.unit;
+    connect_qps(side, ex, o, roles);
+    report::BwReport rep = bw_report_header(o, ex, first, clock, cpus);
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
-        BwRun run;
-        run.op = o.op;
-        run.size = size;
-        run.iterations = o.iterations;
-        if (o.duration_s)
-            run.duration = std::chrono::nanoseconds(static_cast<std::int64_t>(*o.duration_s * 1e9));
-        run.warmup = o.warmup;
-        run.tx_depth = o.tx_depth;
-        run.rx_depth = o.rx_depth;
-        run.post_list = o.post_list;
-        run.cq_mod = cq_mod;
-        run.use_inline = o.inline_mode != InlineMode::off && size <= first.granted_inline() && o.op != Op::read;
+        const BwRun run = size_run(o, size, roles, client, first, ex, progress);
         rep.inline_used = rep.inline_used || run.use_inline;
-        run.sends = roles.sends;
-        run.receives = roles.receives;
-        run.client = client;
-        run.window = std::chrono::nanoseconds(static_cast<std::int64_t>(o.window_ms * 1e6));
-        run.silence_limit = o.timeout;
-        if (client)
-            run.on_sent = [&ex] { ex.announce_ready(); };
-        if (progress)
-            run.progress = [&progress, size](double s, double rate) { progress(size, s, rate); };
-
-        prepare_buffers(qps, o.op, roles, size);
+        prepare_buffers(side.qps, o.op, roles, size);
         if (const auto why = barrier_failure(ex); !why.empty()) {
             rep.aborted = true;  // the sizes measured so far are the report
             rep.abort_reason = why;
             break;
         }
         net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout);
-        CrewResult crew = run_crew(plans, run, clock, peer);
+        CrewResult crew = run_crew(side.plans, run, clock, peer);
         BwResult& r = crew.total;
-        // The end barrier: both sides are done (the client announced already).
-        if (r.aborted && !r.peer_ended_early) {
-            ex.abort(fmt::format("{} side ended the run: {}", rep.role, r.abort_reason));
-        } else {
-            try {
-                if (client)
-                    ex.await_ready(o.timeout);
-                else
-                    ex.ready(o.timeout);
-            } catch (const std::exception& e) {
-                r.aborted = true;
-                r.abort_reason = e.what();
-            }
-        }
-
-        report::BwSizeResult sr;
-        sr.local.size = size;
-        sr.local.tx = r.tx;
-        sr.local.rx = r.rx;
-        sr.local.cpu_user_s = r.cpu.user_s;
-        sr.local.cpu_sys_s = r.cpu.sys_s;
-        sr.local.cpu_wall_s = r.cpu.wall_s;
-        sr.local.cpu_percent = r.cpu.percent();
-        sr.local.threads = std::move(crew.threads);
-        sr.local.aborted = r.aborted;
-        sr.local.abort_reason = r.abort_reason;
-        if (r.aborted) {
-            sr.local.verified = "not checked: the run ended early";
-        } else {
-            std::tie(sr.local.verified, sr.local.verify_failed) = verify(qps, o.op, roles, size);
-            try {
-                sr.peer = report::side_stats_from_json(ex.results(report::to_json(sr.local), o.timeout));
-            } catch (const TimeoutError& e) {
-                r.aborted = true;  // this side's figures stand; the peer's never came
-                r.abort_reason = e.what();
-            }
-        }
+        end_barrier(ex, r, client, rep.role, o.timeout);
+        const report::BwSizeResult sr = size_result(size, crew, side, o, roles, ex);
         rep.verify_failed = rep.verify_failed || sr.local.verify_failed || (sr.peer && sr.peer->verify_failed);
         rep.sizes.push_back(sr);
         if (size_done)

@@ -168,19 +168,17 @@ std::optional<std::vector<kernel::QpCounter>> read_qp_counters(std::string& erro
     }
 }
 
-}  // namespace
-
-DoctorReport run_doctor(const DoctorOptions& o)
+// o.progress, when the caller wants a line before a slow step.
+void doctor_progress(const DoctorOptions& o, const std::string& what)
 {
-    DoctorReport report;
-    report.interval_s = o.interval_s;
-    auto& out = report.findings;
-    auto say = [&](const std::string& what) {
-        if (o.progress)
-            o.progress(what);
-    };
+    if (o.progress)
+        o.progress(what);
+}
 
-    // 1. The kernel and the devices.
+// The kernel modules and the devices found; the devices to check (none:
+// the finding says why and what to load).
+std::vector<verbs::ListedDevice> check_kernel_and_devices(const DoctorOptions& o, std::vector<Finding>& out)
+{
     const auto loaded = [](const std::string& m) { return module_is_loaded(m); };
     out.push_back(check_kernel_modules(loaded));
     std::vector<verbs::ListedDevice> listed;
@@ -193,69 +191,71 @@ DoctorReport run_doctor(const DoctorOptions& o)
     for (const auto& d : listed)
         names.push_back(d.name);
     out.push_back(check_devices_found(names, read_pci_functions(), loaded));
-    if (listed.empty())
-        return report;
-    if (!o.device.empty()) {
+    if (!listed.empty() && !o.device.empty()) {
         const verbs::ListedDevice one = verbs::resolve_device(o.device);
         listed = {one};
     }
+    return listed;
+}
 
-    // 2. Locked memory (the process, whatever the device).
+// Locked memory (the process, whatever the device) and rdma_cm's device file.
+void check_memlock_and_rdma_cm(const DoctorOptions& o, std::vector<Finding>& out)
+{
     const std::uint64_t needed =
         o.memlock_needed ? o.memlock_needed
                          : verbs::registered_bytes(perf::test_setup(perf::BwOptions{}, perf::BwOptions{}.sizes.front()));
     out.push_back(check_memlock(read_memlock(), needed, "a default qpscope bw test's buffers"));
 
     out.push_back(check_rdma_cm_file(read_device_file("/dev/infiniband/rdma_cm")));
+}
 
-    // 3. Per device: access, who holds it, then its ports.
-    std::vector<PortPlan> ports;
-    for (const auto& d : listed) {
-        const std::string path = "/dev/infiniband/" + d.uverbs;
-        Finding access = check_device_file(d.name, read_device_file(path));
-        const bool usable = access.status == Status::ok;
-        out.push_back(std::move(access));
-        out.push_back(check_device_users(d.name, path, read_device_users(path)));
-        if (!usable) {
-            out.push_back(skipped("port.state", d.name, std::nullopt,
-                                  "ports not checked: this user cannot open the device"));
-            continue;
-        }
-        const auto snaps = verbs::snapshot_devices({d.name, o.port}, verbs::Detail::tables);
-        const std::string driver = device_driver(d.name);
-        for (const auto& p : snaps.front().ports) {
-            const PortState state = port_state_of(d.name, p);
-            Finding st = check_port_state(state);
-            const bool active = st.status == Status::ok;
-            out.push_back(std::move(st));
-            const LinkFacts link = link_facts(d.name, p, state.netdev);
-            if (active)
-                out.push_back(check_link(link, o.expect));
-            const auto gids = gid_entries(p);
-            out.push_back(check_gid_index(d.name, p.port_num, std::nullopt, gids,
-                                          static_cast<std::uint32_t>(p.attr.gid_tbl_len), state.ethernet));
-            // RoCE's GID and MTU rules; an iWARP port is Ethernet too, but
-            // its GIDs are not RoCE's and its MTU follows TCP's.
-            if (state.ethernet && snaps.front().transport == IBV_TRANSPORT_IB) {
-                out.push_back(check_roce_gid(d.name, p.port_num, gids, state.netdev));
-                if (const std::uint32_t mtu = netdev_mtu(state.netdev))
-                    out.push_back(explain_roce_mtu(link, mtu, driver, o.expect.mtu));
-            }
-            ports.push_back({d.name, driver, p, active, snaps.front().transport});
-        }
+// One port's state, link, GID table and RoCE rules; what the later steps need of it.
+PortPlan check_port(const std::string& device, const std::string& driver, int transport,
+                    const verbs::PortSnapshot& p, const DoctorOptions& o, std::vector<Finding>& out)
+{
+    const PortState state = port_state_of(device, p);
+    Finding st = check_port_state(state);
+    const bool active = st.status == Status::ok;
+    out.push_back(std::move(st));
+    const LinkFacts link = link_facts(device, p, state.netdev);
+    if (active)
+        out.push_back(check_link(link, o.expect));
+    const auto gids = gid_entries(p);
+    out.push_back(check_gid_index(device, p.port_num, std::nullopt, gids,
+                                  static_cast<std::uint32_t>(p.attr.gid_tbl_len), state.ethernet));
+    // RoCE's GID and MTU rules; an iWARP port is Ethernet too, but
+    // its GIDs are not RoCE's and its MTU follows TCP's.
+    if (state.ethernet && transport == IBV_TRANSPORT_IB) {
+        out.push_back(check_roce_gid(device, p.port_num, gids, state.netdev));
+        if (const std::uint32_t mtu = netdev_mtu(state.netdev))
+            out.push_back(explain_roce_mtu(link, mtu, driver, o.expect.mtu));
     }
+    return {device, driver, p, active, transport};
+}
 
-    // 4. Counters read twice, QPs read every 100 ms in between.
-    say(fmt::format("reading the counters and QPs for {:g} s", o.interval_s));
-    std::vector<std::vector<kernel::KernelQp>> readings;
-    std::string qp_error, qp_counter_error;
-    const auto qp_counters_before = read_qp_counters(qp_counter_error);
-    try {
-        readings = read_qps_over(o.interval_s);
-    } catch (const std::exception& e) {
-        qp_error = e.what();
-        std::this_thread::sleep_for(std::chrono::duration<double>(o.interval_s));
+// A device's access, who holds it, then its ports (added to `ports`).
+void check_device(const verbs::ListedDevice& d, const DoctorOptions& o, std::vector<Finding>& out,
+                  std::vector<PortPlan>& ports)
+{
+    const std::string path = "/dev/infiniband/" + d.uverbs;
+    Finding access = check_device_file(d.name, read_device_file(path));
+    const bool usable = access.status == Status::ok;
+    out.push_back(std::move(access));
+    out.push_back(check_device_users(d.name, path, read_device_users(path)));
+    if (!usable) {
+        out.push_back(skipped("port.state", d.name, std::nullopt,
+                              "ports not checked: this user cannot open the device"));
+        return;
     }
+    const auto snaps = verbs::snapshot_devices({d.name, o.port}, verbs::Detail::tables);
+    const std::string driver = device_driver(d.name);
+    for (const auto& p : snaps.front().ports)
+        ports.push_back(check_port(d.name, driver, snaps.front().transport, p, o, out));
+}
+
+// Each port's counters now against its snapshot: those that rose.
+void check_port_counters(const std::vector<PortPlan>& ports, const DoctorOptions& o, std::vector<Finding>& out)
+{
     for (const auto& pp : ports) {
         for (const char* subdir : {"counters", "hw_counters"}) {
             const kernel::CounterSet& before =
@@ -265,6 +265,22 @@ DoctorReport run_doctor(const DoctorOptions& o)
                 out.push_back(std::move(f));
         }
     }
+}
+
+// Counters read twice, QPs read every 100 ms in between.
+void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOptions& o, std::vector<Finding>& out)
+{
+    doctor_progress(o, fmt::format("reading the counters and QPs for {:g} s", o.interval_s));
+    std::vector<std::vector<kernel::KernelQp>> readings;
+    std::string qp_error, qp_counter_error;
+    const auto qp_counters_before = read_qp_counters(qp_counter_error);
+    try {
+        readings = read_qps_over(o.interval_s);
+    } catch (const std::exception& e) {
+        qp_error = e.what();
+        std::this_thread::sleep_for(std::chrono::duration<double>(o.interval_s));
+    }
+    check_port_counters(ports, o, out);
     const auto qp_counters_after = read_qp_counters(qp_counter_error);
     for (const auto& pp : ports) {
         if (qp_counters_before && qp_counters_after)
@@ -280,11 +296,14 @@ DoctorReport run_doctor(const DoctorOptions& o)
             out.push_back(std::move(f));
     else
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));
+}
 
-    // 5. The self-test, per ACTIVE port whose QPs qpscope can connect.
+// The self-test, per ACTIVE port whose QPs qpscope can connect.
+void run_self_tests(const std::vector<PortPlan>& ports, const DoctorOptions& o, std::vector<Finding>& out)
+{
+    if (!o.loopback)
+        return;
     for (const auto& pp : ports) {
-        if (!o.loopback)
-            break;
         if (auto refused = loopback_not_connectable(pp.device, pp.snap.port_num, pp.transport)) {
             out.push_back(std::move(*refused));
             continue;
@@ -293,7 +312,7 @@ DoctorReport run_doctor(const DoctorOptions& o)
             out.push_back(skipped("port.loopback", pp.device, pp.snap.port_num, "not run: the port is not ACTIVE"));
             continue;
         }
-        say(fmt::format("loopback self-test on {} port {}", pp.device, pp.snap.port_num));
+        doctor_progress(o, fmt::format("loopback self-test on {} port {}", pp.device, pp.snap.port_num));
         const auto roce_gid = std::find_if(out.begin(), out.end(), [&](const Finding& f) {
             return f.id == "port.roce_gid" && f.device == pp.device && f.port == pp.snap.port_num;
         });
@@ -302,8 +321,11 @@ DoctorReport run_doctor(const DoctorOptions& o)
         Finding lf = loopback_finding(pp.device, pp.snap.port_num, ethernet, gid_finding, o);
         out.push_back(std::move(lf));
     }
+}
 
-    // Host-wide first, then by device (in the order listed) and port.
+// Host-wide first, then by device (in the order listed) and port.
+void order_findings(std::vector<Finding>& out)
+{
     std::map<std::string, std::size_t> rank;
     for (const auto& f : out)
         rank.emplace(f.device, f.device.empty() ? 0 : rank.size() + 1);
@@ -312,6 +334,32 @@ DoctorReport run_doctor(const DoctorOptions& o)
         const auto kb = std::make_pair(rank.at(b.device), b.port.value_or(0));
         return ka < kb;
     });
+}
+
+}  // namespace
+
+DoctorReport run_doctor(const DoctorOptions& o)
+{
+    DoctorReport report;
+    report.interval_s = o.interval_s;
+    auto& out = report.findings;
+
+    // 1. The kernel and the devices.
+    const std::vector<verbs::ListedDevice> listed = check_kernel_and_devices(o, out);
+    if (listed.empty())
+        return report;
+    // 2. Locked memory, and what rdma_cm users open.
+    check_memlock_and_rdma_cm(o, out);
+    // 3. Per device: access, who holds it, then its ports.
+    std::vector<PortPlan> ports;
+    for (const auto& d : listed)
+        check_device(d, o, out, ports);
+    // 4. Counters read twice, QPs read every 100 ms in between.
+    check_counters_and_qps(ports, o, out);
+    // 5. The self-test, per ACTIVE port whose QPs qpscope can connect.
+    run_self_tests(ports, o, out);
+
+    order_findings(out);
     return report;
 }
 

@@ -1,32 +1,23 @@
 #include "src/ops/holder.hpp"
 
-#include <algorithm>
-#include <arpa/inet.h>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
-#include <memory>
 #include <poll.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <thread>
 #include <unistd.h>
-#include <vector>
 
-#include "src/decode/gid.hpp"
 #include "src/error.hpp"
+#include "src/ops/held_qps.hpp"
 #include "src/ops/holder_protocol.hpp"
-#include "src/qp/attributes.hpp"
-#include "src/qp/validate.hpp"
-#include "src/verbs/create_qp.hpp"
-#include "src/verbs/discovery.hpp"
-#include "src/verbs/handles.hpp"
 
 namespace qps::qp {
 
@@ -34,55 +25,10 @@ namespace {
 
 volatile std::sig_atomic_t stop_requested = 0;
 
-// Every attribute ibv_query_qp can return: the library refuses (EOPNOTSUPP)
-// masks with bits from IBV_QP_RATE_LIMIT up.
-constexpr int all_attributes = IBV_QP_RATE_LIMIT - 1;
 extern "C" void on_stop_signal(int) { stop_requested = 1; }
 
-inline int dereg_mr_rc(ibv_mr* mr) { return ibv_dereg_mr(mr); }
-using MemoryRegion = std::unique_ptr<ibv_mr, verbs::Destroy<&dereg_mr_rc>>;
-
-// One opened device. Members are declared parent-first: the PD is released
-// before the context that owns it.
-struct HeldDevice {
-    std::string name;
-    verbs::Context ctx;
-    verbs::ProtectionDomain pd;
-};
-
-struct Completion {
-    ibv_wc_status status;
-    std::uint32_t vendor_err;
-    ibv_wc_opcode opcode;
-    std::uint32_t byte_len;
-    std::uint32_t qp_num;
-};
-
-Json completion_json(const Completion& c)
-{
-    return Json{{"status", c.status},
-                {"vendor_err", c.vendor_err},
-                {"opcode", c.opcode},
-                {"byte_len", c.byte_len},
-                {"qp_num", c.qp_num}};
-}
-
-// One held QP with its own CQ and a registered buffer for `qp post`.
-// Declaration order is destruction order reversed: QP, then MR, then the
-// buffer, then the CQ.
-struct HeldQp {
-    HeldDevice* device = nullptr;
-    std::uint8_t port = 1;
-    verbs::CompletionQueue cq;
-    verbs::PageBuffer buffer;
-    std::size_t buffer_size = 0;
-    MemoryRegion mr;
-    verbs::QueuePair qp;
-    ibv_qp_init_attr granted{};
-    std::optional<Completion> last_error;
-    std::uint64_t posted = 0;
-};
-
+// The holder process: one request per connection, from its own user only,
+// on the objects it holds (HeldQps).
 class Holder {
 public:
     explicit Holder(const HolderOptions& o) : options_(o) {}
@@ -91,298 +37,11 @@ public:
 
 private:
     Json dispatch(const Json& req);
-    Json op_create(const Json& req);
-    Json op_destroy(const Json& req);
-    Json op_list(const Json& req);
-    Json op_query(const Json& req);
-    Json op_modify(const Json& req);
-    Json op_post(const Json& req);
-
-    HeldDevice& open_device(const std::string& name);
-    HeldQp& find(const Json& req);
-    Json describe(const HeldQp& q) const;
     void serve(int client);
 
     HolderOptions options_;
-    bool exit_after_reply_ = false;
-    // Devices before QPs: QPs are destroyed first.
-    std::map<std::string, std::unique_ptr<HeldDevice>> devices_;
-    std::map<std::uint32_t, std::unique_ptr<HeldQp>> qps_;
+    HeldQps held_;
 };
-
-std::uint32_t qpn_of(const Json& req)
-{
-    if (!req.contains("qpn") || !req["qpn"].is_number_unsigned())
-        throw UsageError("request has no QPN");
-    return req["qpn"].get<std::uint32_t>();
-}
-
-HeldDevice& Holder::open_device(const std::string& name)
-{
-    // Look up by the resolved name: "" (the first device) and its name are
-    // one device, opened once. Opening it again and replacing the entry
-    // would close the context the earlier QPs live on.
-    const std::string resolved = verbs::resolve_device(name).name;
-    if (auto it = devices_.find(resolved); it != devices_.end())
-        return *it->second;
-    verbs::OpenDevice opened = verbs::open_device(resolved);
-    auto dev = std::make_unique<HeldDevice>();
-    dev->name = opened.name;
-    dev->ctx = std::move(opened.ctx);
-    dev->pd.reset(ibv_alloc_pd(dev->ctx.get()));
-    if (!dev->pd)
-        throw SystemError(fmt::format("ibv_alloc_pd({})", dev->name), errno);
-    auto& ref = *dev;
-    devices_[dev->name] = std::move(dev);
-    return ref;
-}
-
-HeldQp& Holder::find(const Json& req)
-{
-    const std::uint32_t qpn = qpn_of(req);
-    auto it = qps_.find(qpn);
-    if (it == qps_.end()) {
-        std::vector<std::string> held;
-        for (const auto& [n, q] : qps_)
-            held.push_back(fmt::format("{:#x}", n));
-        throw UsageError(fmt::format("QP {:#x} ({}) is not held by this user's holder; held QPs: {}", qpn, qpn,
-                                     held.empty() ? "none" : fmt::format("{}", fmt::join(held, ", "))));
-    }
-    return *it->second;
-}
-
-Json Holder::describe(const HeldQp& q) const
-{
-    ibv_qp_attr attr{};
-    ibv_qp_init_attr init{};
-    if (int rc = ibv_query_qp(q.qp.get(), &attr, all_attributes, &init); rc != 0)
-        throw SystemError(fmt::format("ibv_query_qp({:#x})", q.qp->qp_num), rc);
-    Json j{{"qpn", q.qp->qp_num},
-           {"device", q.device->name},
-           {"port", q.port},
-           {"attr", qp_attr_to_json(attr, init)},
-           {"granted", Json{{"max_send_wr", q.granted.cap.max_send_wr},
-                            {"max_recv_wr", q.granted.cap.max_recv_wr},
-                            {"max_send_sge", q.granted.cap.max_send_sge},
-                            {"max_recv_sge", q.granted.cap.max_recv_sge},
-                            {"max_inline_data", q.granted.cap.max_inline_data}}},
-           {"buffer", Json{{"addr", reinterpret_cast<std::uintptr_t>(q.buffer.get())},
-                           {"size", q.buffer_size},
-                           {"lkey", q.mr->lkey},
-                           {"rkey", q.mr->rkey}}},
-           {"posted", q.posted}};
-    if (q.last_error)
-        j["last_error"] = completion_json(*q.last_error);
-    // What the attributes point at, so the client can show it.
-    ibv_context* ctx = q.device->ctx.get();
-    const std::uint8_t port = attr.port_num ? attr.port_num : q.port;
-    ibv_port_attr pa{};
-    if (ibv_query_port(ctx, port, &pa) == 0)
-        j["port_state"] = pa.state;
-    __be16 pkey = 0;
-    if (ibv_query_pkey(ctx, port, attr.pkey_index, &pkey) == 0)
-        j["pkey"] = be16toh(pkey);
-    ibv_gid_entry gid{};
-    if (attr.ah_attr.is_global &&
-        ibv_query_gid_ex(ctx, port, attr.ah_attr.grh.sgid_index, &gid, 0) == 0) {
-        decode::GidBytes bytes{};
-        std::memcpy(bytes.data(), gid.gid.raw, bytes.size());
-        j["sgid"] = Json{{"gid", decode::format_gid(bytes)}, {"type", gid.gid_type}};
-    }
-    return j;
-}
-
-Json Holder::op_create(const Json& req)
-{
-    const CreateRequest c = create_request_from_json(req);
-    HeldDevice& dev = open_device(c.device);
-    check_create_against_device(dev.ctx.get(), dev.name, c);
-
-    auto q = std::make_unique<HeldQp>();
-    q->device = &dev;
-    q->port = c.port;
-    q->cq.reset(ibv_create_cq(dev.ctx.get(), static_cast<int>(c.cq_depth), nullptr, nullptr, 0));
-    if (!q->cq)
-        throw SystemError(fmt::format("ibv_create_cq({}, {} entries)", dev.name, c.cq_depth), errno,
-                          "lower --cq-depth");
-    q->buffer_size = c.buffer_size;
-    q->buffer = verbs::page_buffer(c.buffer_size);
-    if (!q->buffer)
-        throw SystemError(fmt::format("aligned_alloc({} bytes)", c.buffer_size), ENOMEM);
-    q->mr.reset(ibv_reg_mr(dev.pd.get(), q->buffer.get(), c.buffer_size,
-                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
-    if (!q->mr)
-        throw SystemError(fmt::format("ibv_reg_mr({} bytes)", c.buffer_size), errno,
-                          "is the locked-memory limit (ulimit -l) too low?");
-    q->granted = init_attr(c, q->cq.get());
-    q->qp.reset(ibv_create_qp(dev.pd.get(), &q->granted));
-    if (!q->qp)
-        explain_create_failure(dev.pd.get(), q->cq.get(), dev.name, c, errno);  // throws
-    const std::uint32_t qpn = q->qp->qp_num;
-    qps_[qpn] = std::move(q);
-    return describe(*qps_[qpn]);
-}
-
-Json Holder::op_destroy(const Json& req)
-{
-    Json destroyed = Json::array();
-    if (req.value("all", false)) {
-        for (auto& [qpn, q] : qps_)
-            destroyed.push_back(qpn);
-        qps_.clear();
-    } else {
-        HeldQp& q = find(req);
-        const std::uint32_t qpn = q.qp->qp_num;
-        // Destroy explicitly so a failure is reported, not only logged.
-        if (int rc = ibv_destroy_qp(q.qp.get()); rc != 0)
-            throw SystemError(fmt::format("ibv_destroy_qp({:#x})", qpn), rc);
-        q.qp.release();  // destroyed above
-        qps_.erase(qpn);
-        destroyed.push_back(qpn);
-    }
-    if (qps_.empty()) {
-        devices_.clear();
-        exit_after_reply_ = true;
-    }
-    return Json{{"destroyed", destroyed}, {"remaining", qps_.size()}, {"holder_exits", exit_after_reply_}};
-}
-
-Json Holder::op_list(const Json&)
-{
-    Json list = Json::array();
-    for (const auto& [qpn, q] : qps_)
-        list.push_back(describe(*q));
-    return Json{{"qps", list}, {"pid", ::getpid()}};
-}
-
-Json Holder::op_query(const Json& req) { return describe(find(req)); }
-
-Json Holder::op_modify(const Json& req)
-{
-    HeldQp& q = find(req);
-    const ModifyRequest m = modify_request_from_json(req.value("attributes", Json::object()));
-    ibv_qp_attr current{};
-    ibv_qp_init_attr init{};
-    if (int rc = ibv_query_qp(q.qp.get(), &current, all_attributes, &init); rc != 0)
-        throw SystemError(fmt::format("ibv_query_qp({:#x})", q.qp->qp_num), rc);
-
-    const Validation v = validate_modify(q.device->ctx.get(), current, init.qp_type, m);
-    ibv_qp_attr attr{};
-    int mask = 0;
-    to_verbs(m, current, attr, mask);
-    Json result{{"qpn", q.qp->qp_num},
-                {"from_state", current.qp_state},
-                {"mask", mask},
-                {"sent", qp_attr_to_json(attr, init)},
-                {"checks", v.passed}};
-    if (!v.problems.empty())
-        throw UsageError(v.problems.front());
-    if (req.value("dry_run", false)) {
-        result["dry_run"] = true;
-        return result;
-    }
-    if (int rc = ibv_modify_qp(q.qp.get(), &attr, mask); rc != 0) {
-        result["errno"] = rc;
-        result["refused"] = true;
-        return result;
-    }
-    result["after"] = describe(q);
-    return result;
-}
-
-Json Holder::op_post(const Json& req)
-{
-    HeldQp& q = find(req);
-    const std::string op = req.value("operation", "send");
-    const std::uint32_t size = req.value("size", 64u);
-    const auto timeout = std::chrono::milliseconds(req.value("timeout_ms", 5000u));
-    if (size > q.buffer_size)
-        throw UsageError(fmt::format("--size {} exceeds the QP's buffer of {} bytes", size, q.buffer_size));
-
-    ibv_qp_attr attr{};
-    ibv_qp_init_attr init{};
-    ibv_query_qp(q.qp.get(), &attr, IBV_QP_DEST_QPN | IBV_QP_STATE, &init);
-    // The peer, when this holder has it too: receives for a send, remote
-    // buffer for write/read.
-    HeldQp* peer = nullptr;
-    if (auto it = qps_.find(attr.dest_qp_num); it != qps_.end() && it->second->device == q.device)
-        peer = it->second.get();
-
-    ibv_sge sge{reinterpret_cast<std::uintptr_t>(q.buffer.get()), size, q.mr->lkey};
-    ibv_send_wr wr{};
-    wr.wr_id = ++q.posted;
-    wr.sg_list = &sge;
-    wr.num_sge = 1;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    if (op == "send") {
-        wr.opcode = IBV_WR_SEND;
-        if (peer) {
-            ibv_sge rsge{reinterpret_cast<std::uintptr_t>(peer->buffer.get()),
-                         static_cast<std::uint32_t>(peer->buffer_size), peer->mr->lkey};
-            ibv_recv_wr rwr{};
-            rwr.wr_id = ++peer->posted;
-            rwr.sg_list = &rsge;
-            rwr.num_sge = 1;
-            ibv_recv_wr* bad = nullptr;
-            if (int rc = ibv_post_recv(peer->qp.get(), &rwr, &bad); rc != 0)
-                throw SystemError(fmt::format("ibv_post_recv on the peer QP {:#x}", peer->qp->qp_num), rc);
-        }
-    } else if (op == "write" || op == "read") {
-        wr.opcode = op == "write" ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-        if (req.contains("raddr") && req.contains("rkey")) {
-            wr.wr.rdma.remote_addr = req["raddr"].get<std::uint64_t>();
-            wr.wr.rdma.rkey = req["rkey"].get<std::uint32_t>();
-        } else if (peer) {
-            wr.wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(peer->buffer.get());
-            wr.wr.rdma.rkey = peer->mr->rkey;
-        } else {
-            throw UsageError(fmt::format("--op {}: the peer QP {:#x} is not held here; give --raddr and --rkey",
-                                         op, attr.dest_qp_num));
-        }
-    } else {
-        throw UsageError(fmt::format("--op '{}': valid operations are send, write, read", op));
-    }
-    ibv_send_wr* bad = nullptr;
-    if (int rc = ibv_post_send(q.qp.get(), &wr, &bad); rc != 0)
-        throw SystemError(fmt::format("ibv_post_send({:#x})", q.qp->qp_num), rc,
-                          "the QP must be in RTS (or SQD) to post sends");
-
-    const auto start = std::chrono::steady_clock::now();
-    ibv_wc wc{};
-    int n = 0;
-    while ((n = ibv_poll_cq(q.cq.get(), 1, &wc)) == 0) {
-        if (std::chrono::steady_clock::now() - start > timeout)
-            break;
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-    const double waited_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    Json result{{"qpn", q.qp->qp_num}, {"operation", op}, {"size", size}, {"waited_ms", waited_ms}};
-    if (n < 0)
-        throw SystemError("ibv_poll_cq", EIO);
-    if (n == 0) {
-        result["timed_out"] = true;
-        return result;
-    }
-    const Completion c{wc.status, wc.vendor_err, wc.opcode, wc.byte_len, wc.qp_num};
-    if (c.status != IBV_WC_SUCCESS)
-        q.last_error = c;
-    result["completion"] = completion_json(c);
-    if (peer && op == "send") {  // drain the peer's receive completion
-        ibv_wc rwc{};
-        const auto rstart = std::chrono::steady_clock::now();
-        while (ibv_poll_cq(peer->cq.get(), 1, &rwc) == 0 &&
-               std::chrono::steady_clock::now() - rstart < std::chrono::milliseconds(1000))
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
-        if (rwc.wr_id != 0) {
-            const Completion pc{rwc.status, rwc.vendor_err, rwc.opcode, rwc.byte_len, rwc.qp_num};
-            if (pc.status != IBV_WC_SUCCESS)
-                peer->last_error = pc;
-            result["peer_completion"] = completion_json(pc);
-        }
-    }
-    return result;
-}
 
 Json Holder::dispatch(const Json& req)
 {
@@ -390,16 +49,16 @@ Json Holder::dispatch(const Json& req)
         throw UsageError(fmt::format("holder protocol version {} does not match the command's {}; stop the old "
                                      "holder with 'qpscope qp destroy --all'",
                                      protocol_version, req.value("version", 0u)));
-    using Handler = Json (Holder::*)(const Json&);
+    using Handler = Json (HeldQps::*)(const Json&);
     static const std::map<std::string, Handler> handlers{
-        {"create", &Holder::op_create}, {"destroy", &Holder::op_destroy}, {"list", &Holder::op_list},
-        {"query", &Holder::op_query},   {"modify", &Holder::op_modify},   {"post", &Holder::op_post},
+        {"create", &HeldQps::create}, {"destroy", &HeldQps::destroy}, {"list", &HeldQps::list},
+        {"query", &HeldQps::query},   {"modify", &HeldQps::modify},   {"post", &HeldQps::post},
     };
     const std::string op = req.value("op", "");
     auto it = handlers.find(op);
     if (it == handlers.end())
         throw UsageError(fmt::format("unknown holder request '{}'", op));
-    return (this->*it->second)(req);
+    return (held_.*it->second)(req);
 }
 
 void Holder::serve(int client)
@@ -458,7 +117,7 @@ int Holder::run()
     ::sigaction(SIGHUP, &sa, nullptr);
 
     auto last_request = std::chrono::steady_clock::now();
-    while (!stop_requested && !exit_after_reply_) {
+    while (!stop_requested && !held_.none_left()) {
         if (std::chrono::steady_clock::now() - last_request > options_.idle) {
             fmt::print(stderr, "qpscope holder: idle for {} s, exiting\n", options_.idle.count());
             break;
@@ -475,8 +134,7 @@ int Holder::run()
     }
     ::close(listener);
     ::unlink(path.c_str());
-    qps_.clear();      // QPs, MRs, CQs first
-    devices_.clear();  // then PDs and contexts
+    held_.release();  // QPs, MRs, CQs first, then PDs and contexts
     ::close(lock);
     return 0;
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -68,6 +69,82 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
     return s;
 }
 
+// One QP per thread (pair t here talks to pair t of the peer), sized for
+// the largest message, connected, with receives posted for the send op.
+std::vector<std::unique_ptr<verbs::TestResources>> connect_pairs(const PingPongOptions& o, net::Exchange& ex,
+                                                                 std::uint32_t largest)
+{
+    verbs::TestSetup setup = test_setup(o, largest);
+    std::vector<std::unique_ptr<verbs::TestResources>> pairs;
+    for (std::uint32_t t = 0; t < o.threads; ++t)
+        pairs.push_back(std::make_unique<verbs::TestResources>(setup));
+    check_ud_fits(o, *pairs.front(), largest);
+    for (auto& pair : pairs) {
+        pair->connect(remote_from(ex.endpoints(endpoint_from(pair->local()))));
+        if (o.op == Op::send)
+            prepost_receives(*pair, largest);
+    }
+    return pairs;
+}
+
+// The report before any size: the test, the sides, the clock.
+report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange& ex, const verbs::TestResources& res,
+                                        const Clock& clock, const std::vector<int>& cpus)
+{
+    report::PingPongReport rep;
+    fill_header(rep, o, ex, res, clock);
+    rep.one_way = o.op != Op::read;
+    rep.clock_why = clock.info().why;
+    rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
+    rep.clock_calibration_ms = clock.info().calibration_ms;
+    rep.clock_calibration_error_ppm = clock.info().calibration_error_ppm;
+    rep.threads = o.threads;
+    rep.cpus = cpus;
+    if (rep.cpus.empty() && o.cpu)
+        rep.cpus = {*o.cpu};
+    return rep;
+}
+
+// Independent pairs at once (one without --threads); each thread's loop
+// watches the crew's end signal in place of the socket, the coordinator
+// keeps the heartbeats going (src/perf/crew.hpp). Returns why the peer
+// was lost, or "".
+std::string run_pairs(const std::vector<std::unique_ptr<verbs::TestResources>>& pairs, const LatencyRun& run,
+                      Role role, const std::vector<int>& cpus, net::Exchange& ex, std::chrono::milliseconds timeout,
+                      const Clock& clock, std::vector<LatencyResult>& results)
+{
+    net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), timeout);
+    return run_crew_threads(cpus.empty() ? std::vector<int>{-1} : cpus, peer,
+                            [&](std::uint32_t i, const CrewEnd& end) {
+                                LatencyRun mine = run;
+                                mine.oob_fd = end.fd();
+                                results[i] = run_latency(*pairs[i], role, mine, clock);
+                            });
+}
+
+// The results exchanged: the peer's figures into `sr`. Returns why the run
+// ends early (nullopt to go on): this side's own abort, or a peer gone or silent.
+std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchange& ex, std::chrono::milliseconds timeout)
+{
+    bool aborted = sr.local.aborted;
+    std::string abort_reason = sr.local.abort_reason;
+    try {
+        sr.peer = report::latency_stats_from_json(
+            ex.results(report::to_json(sr.local), aborted ? std::chrono::milliseconds(1000) : timeout));
+    } catch (const TimeoutError& e) {
+        // The peer is gone or silent: keep what this side measured.
+        if (!aborted)
+            abort_reason = e.what();
+        aborted = true;
+    } catch (const std::exception&) {
+        if (!aborted)
+            throw;
+    }
+    if (aborted)
+        return abort_reason;
+    return std::nullopt;
+}
+
 }  // namespace
 
 void check_combination(const PingPongOptions& o)
@@ -100,44 +177,15 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
 
     // 2. Resources sized for the largest message, then the endpoints.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    // One QP per thread (pair t here talks to pair t of the peer).
-    verbs::TestSetup setup = test_setup(o, largest);
-    std::vector<std::unique_ptr<verbs::TestResources>> pairs;
-    for (std::uint32_t t = 0; t < o.threads; ++t)
-        pairs.push_back(std::make_unique<verbs::TestResources>(setup));
-    verbs::TestResources& res = *pairs.front();
-    check_ud_fits(o, res, largest);
-    for (auto& pair : pairs) {
-        pair->connect(remote_from(ex.endpoints(endpoint_from(pair->local()))));
-        if (o.op == Op::send)
-            prepost_receives(*pair, largest);
-    }
-
-    report::PingPongReport rep;
-    fill_header(rep, o, ex, res, clock);
-    rep.one_way = o.op != Op::read;
-    rep.clock_why = clock.info().why;
-    rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
-    rep.clock_calibration_ms = clock.info().calibration_ms;
-    rep.clock_calibration_error_ppm = clock.info().calibration_error_ppm;
-    rep.threads = o.threads;
-    rep.cpus = cpus;
-    if (rep.cpus.empty() && o.cpu)
-        rep.cpus = {*o.cpu};
+    const auto pairs = connect_pairs(o, ex, largest);
+    const verbs::TestResources& res = *pairs.front();
+    report::PingPongReport rep = ping_pong_header(o, ex, res, clock, cpus);
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
         LatencyRun run;
-        run.op = o.op;
-        run.size = size;
-        run.iterations = o.iterations;
-        if (o.duration_s)
-            run.duration = std::chrono::nanoseconds(static_cast<std::int64_t>(*o.duration_s * 1e9));
-        run.warmup = o.warmup;
-        run.use_inline = o.inline_mode != InlineMode::off && size <= res.granted_inline() && o.op != Op::read;
+        set_common_run(run, o, size, res);
         rep.inline_used = rep.inline_used || run.use_inline;
-        run.silence_limit = o.timeout;
-
         if (const auto why = barrier_failure(ex); !why.empty()) {
             rep.aborted = true;  // the sizes measured so far are the report
             rep.abort_reason = why;
@@ -145,42 +193,20 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         }
         const Role role = client ? Role::client : Role::server;
         std::vector<LatencyResult> results(o.threads);
-        // Independent pairs at once (one without --threads); each thread's
-        // loop watches the crew's end signal in place of the socket, the
-        // coordinator keeps the heartbeats going (src/perf/crew.hpp).
-        net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout);
-        const std::string lost = run_crew_threads(
-            cpus.empty() ? std::vector<int>{-1} : cpus, peer, [&](std::uint32_t i, const CrewEnd& end) {
-                LatencyRun mine = run;
-                mine.oob_fd = end.fd();
-                results[i] = run_latency(*pairs[i], role, mine, clock);
-            });
+        const std::string lost = run_pairs(pairs, run, role, cpus, ex, o.timeout, clock, results);
         report::SizeResult sr;
         sr.local = side_figures(size, results, cpus, clock, o.histogram_rows);
         if (!lost.empty()) {
             sr.local.aborted = true;
             sr.local.abort_reason = lost;
         }
-        bool aborted = sr.local.aborted;
-        std::string abort_reason = sr.local.abort_reason;
-        try {
-            sr.peer = report::latency_stats_from_json(
-                ex.results(report::to_json(sr.local), aborted ? std::chrono::milliseconds(1000) : o.timeout));
-        } catch (const TimeoutError& e) {
-            // The peer is gone or silent: keep what this side measured.
-            if (!aborted)
-                abort_reason = e.what();
-            aborted = true;
-        } catch (const std::exception&) {
-            if (!aborted)
-                throw;
-        }
+        const std::optional<std::string> ended = exchange_results(sr, ex, o.timeout);
         rep.sizes.push_back(sr);
         if (progress)
             progress(sr);
-        if (aborted) {
+        if (ended) {
             rep.aborted = true;
-            rep.abort_reason = abort_reason;
+            rep.abort_reason = *ended;
             break;
         }
     }

@@ -107,6 +107,21 @@ verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest);
 // UsageError when a UD message would not fit the path MTU.
 void check_ud_fits(const TestOptions& o, const verbs::TestResources& res, std::uint32_t largest);
 
+// What both loops' runs (BwRun, LatencyRun) take from the options for one
+// size; each test sets the rest. Inline when the QP `res` grants it and the op sends data.
+template <class Run>
+void set_common_run(Run& run, const TestOptions& o, std::uint32_t size, const verbs::TestResources& res)
+{
+    run.op = o.op;
+    run.size = size;
+    run.iterations = o.iterations;
+    if (o.duration_s)
+        run.duration = std::chrono::nanoseconds(static_cast<std::int64_t>(*o.duration_s * 1e9));
+    run.warmup = o.warmup;
+    run.use_inline = o.inline_mode != InlineMode::off && size <= res.granted_inline() && o.op != Op::read;
+    run.silence_limit = o.timeout;
+}
+
 // The report's header from the options, the exchange and the first QP.
 void fill_header(report::TestHeader& h, const TestOptions& o, net::Exchange& ex, const verbs::TestResources& res,
                  const Clock& clock);

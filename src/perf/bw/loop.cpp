@@ -4,13 +4,12 @@
 #include <array>
 #include <cerrno>
 #include <fmt/format.h>
-#include <limits>
 #include <poll.h>
+#include <span>
 #include <thread>
 
-#include "src/decode/qp.hpp"
-#include "src/error.hpp"
 #include "src/net/interrupt.hpp"
+#include "src/perf/bw/lane.hpp"
 #include "src/perf/bw/span.hpp"
 #include "src/perf/watchdog.hpp"
 #include "src/perf/windows.hpp"
@@ -18,157 +17,6 @@
 namespace qps::perf {
 
 namespace {
-
-constexpr int poll_batch = 16;
-constexpr std::uint64_t no_limit = std::numeric_limits<std::uint64_t>::max();
-
-std::string wc_failure(const ibv_wc& wc, const char* what)
-{
-    return fmt::format("{} completed with {}: {}", what, *decode::wc_status(wc.status).name,
-                       decode::wc_status_meaning(wc.status));
-}
-
-// One QP's send and receive state, its WR chains built once.
-class Lane {
-public:
-    Lane(verbs::TestResources& res, const BwRun& run) : res_(res), run_(run)
-    {
-        wr_.resize(run.post_list);
-        sge_.resize(run.post_list);
-        for (std::uint32_t i = 0; i < run.post_list; ++i) {
-            prepare_send_wr(wr_[i], sge_[i], res, run.op, run.size);
-            wr_[i].next = i + 1 < run.post_list ? &wr_[i + 1] : nullptr;
-        }
-        rx_batch_ = std::max<std::uint32_t>(1, std::min<std::uint32_t>(32, run.rx_depth / 4));
-        rwr_.resize(rx_batch_);
-        rsge_.resize(rx_batch_);
-        for (std::uint32_t i = 0; i < rx_batch_; ++i) {
-            prepare_recv_wr(rwr_[i], rsge_[i], res);
-            rwr_[i].next = i + 1 < rx_batch_ ? &rwr_[i + 1] : nullptr;
-        }
-        limit_ = run.duration ? no_limit : run.warmup + run.iterations + run.tx_depth;
-    }
-
-    // Keeps the send queue full, in chains of post_list.
-    void fill()
-    {
-        while (posted_ < limit_) {
-            const std::uint64_t room = run_.tx_depth - (posted_ - completed_);
-            const std::uint64_t n = std::min<std::uint64_t>(run_.post_list, limit_ - posted_);
-            if (room < n)
-                return;
-            post(static_cast<std::uint32_t>(n));
-        }
-    }
-
-    // Send completions: returns the messages newly completed; a failed one
-    // sets `failure`.
-    std::uint64_t reap_sends(std::string& failure)
-    {
-        ibv_wc wc[poll_batch];
-        const int n = ibv_poll_cq(res_.send_cq(), poll_batch, wc);
-        if (n < 0)
-            throw SystemError("ibv_poll_cq", EIO);
-        const std::uint64_t before = completed_;
-        for (int i = 0; i < n; ++i) {
-            if (wc[i].status != IBV_WC_SUCCESS) {
-                if (failure.empty())
-                    failure = wc_failure(wc[i], run_.op == Op::read ? "an RDMA read" : run_.op == Op::write ? "an RDMA write" : "a send");
-                continue;
-            }
-            completed_ = std::max(completed_, wc[i].wr_id);
-        }
-        return completed_ - before;
-    }
-
-    // Receive completions: returns how many arrived, reposting in chains.
-    std::uint64_t reap_receives(std::string& failure)
-    {
-        ibv_wc wc[poll_batch];
-        const int n = ibv_poll_cq(res_.recv_cq(), poll_batch, wc);
-        if (n < 0)
-            throw SystemError("ibv_poll_cq", EIO);
-        std::uint64_t ok = 0;
-        for (int i = 0; i < n; ++i) {
-            if (wc[i].status != IBV_WC_SUCCESS) {
-                if (failure.empty() && wc[i].status != IBV_WC_WR_FLUSH_ERR)
-                    failure = wc_failure(wc[i], "a receive");
-                continue;
-            }
-            ++ok;
-        }
-        outstanding_receives_ -= static_cast<std::uint32_t>(n);
-        while (run_.rx_depth - outstanding_receives_ >= rx_batch_)
-            post_receives(rx_batch_);
-        return ok;
-    }
-
-    // Tops the receive queue up to rx_depth (end of a run).
-    void refill_receives()
-    {
-        while (outstanding_receives_ < run_.rx_depth)
-            post_receives(std::min(rx_batch_, run_.rx_depth - outstanding_receives_));
-    }
-
-    // Duration mode: posts nothing more but a last signalled WR if the
-    // last one posted was silent, so every WR completes visibly.
-    void stop()
-    {
-        limit_ = posted_ + (last_signalled_ == posted_ ? 0 : 1);
-    }
-
-    bool sending_done() const { return posted_ == limit_ && completed_ == limit_; }
-    std::uint64_t completed() const { return completed_; }
-
-    // Receives are counted by the caller across runs (see post_initial_receives).
-    void set_outstanding_receives(std::uint32_t n) { outstanding_receives_ = n; }
-
-private:
-    void post(std::uint32_t n)
-    {
-        for (std::uint32_t k = 0; k < n; ++k) {
-            const std::uint64_t m = posted_ + k + 1;  // this WR's number, 1-based
-            // Also the last warm-up and the last measured message, so the
-            // span's ends fall on exact counts (one QP).
-            const bool signalled = m % run_.cq_mod == 0 || m == limit_ || m == run_.warmup ||
-                                   m == run_.warmup + run_.iterations;
-            wr_[k].wr_id = m;
-            wr_[k].send_flags = (signalled ? IBV_SEND_SIGNALED : 0) | (run_.use_inline ? IBV_SEND_INLINE : 0);
-            if (signalled)
-                last_signalled_ = m;
-        }
-        wr_[n - 1].next = nullptr;
-        ibv_send_wr* bad = nullptr;
-        const int rc = ibv_post_send(res_.qp(), wr_.data(), &bad);
-        if (n < run_.post_list)
-            wr_[n - 1].next = &wr_[n];
-        if (rc != 0)
-            throw SystemError("ibv_post_send", rc);
-        posted_ += n;
-    }
-
-    void post_receives(std::uint32_t n)
-    {
-        rwr_[n - 1].next = nullptr;
-        ibv_recv_wr* bad = nullptr;
-        const int rc = ibv_post_recv(res_.qp(), rwr_.data(), &bad);
-        if (n < rx_batch_)
-            rwr_[n - 1].next = &rwr_[n];
-        if (rc != 0)
-            throw SystemError("ibv_post_recv", rc);
-        outstanding_receives_ += n;
-    }
-
-    verbs::TestResources& res_;
-    const BwRun& run_;
-    std::vector<ibv_send_wr> wr_;
-    std::vector<ibv_sge> sge_;
-    std::vector<ibv_recv_wr> rwr_;
-    std::vector<ibv_sge> rsge_;
-    std::uint32_t rx_batch_ = 1;
-    std::uint64_t posted_ = 0, completed_ = 0, limit_ = 0, last_signalled_ = 0;
-    std::uint32_t outstanding_receives_ = 0;
-};
 
 // A side with nothing to poll (the target of writes or reads) waits for
 // the end signal without spinning (the peer done, gone or silent).
@@ -179,7 +27,371 @@ void wait_passively(int oob_fd)
     }
 }
 
+constexpr const char* halted_by_sibling = "another thread of this side ended the run";
+
+// bw --threads: a sibling thread ended the run.
+bool crew_halted(const BwRun& run) { return run.crew.halt && run.crew.halt->load(std::memory_order_relaxed); }
+
+// A run that never measured: interrupted, or ended by a sibling thread.
+void mark_halted_or_interrupted(BwResult& r)
+{
+    r.aborted = true;
+    r.halted = !net::interrupt_pending();
+    r.abort_reason = r.halted ? halted_by_sibling : "interrupted";
+}
+
+// The CPU clock of the run (the thread's own in a crew, else the
+// process's), read at its entry: a run that measures no span reports the
+// CPU from there.
+struct RunEntry {
+    CpuTimes (*cpu_now)();
+    CpuTimes cpu;
+    std::uint64_t tick;
+
+    RunEntry(bool crewed, const Clock& clock)
+        : cpu_now(crewed ? thread_cpu_times_now : cpu_times_now), cpu(cpu_now()), tick(clock.now())
+    {
+    }
+    CpuUse cpu_until(const Clock& clock, std::uint64_t end_tick) const
+    {
+        return cpu_use(cpu, cpu_now(), clock.to_ns(end_tick - tick) / 1e9);
+    }
+};
+
+// The side that only waits: its CPU use, and how the wait ended.
+BwResult run_as_target(const BwRun& run, const Clock& clock, const RunEntry& entry)
+{
+    BwResult r;
+    wait_passively(run.oob_fd);
+    r.cpu = entry.cpu_until(clock, clock.now());
+    if (net::interrupt_pending() || crew_halted(run))
+        mark_halted_or_interrupted(r);
+    return r;
+}
+
+std::vector<Lane> make_lanes(const std::vector<verbs::TestResources*>& resources, const BwRun& run)
+{
+    std::vector<Lane> lanes;
+    lanes.reserve(resources.size());
+    for (auto* res : resources) {
+        lanes.emplace_back(*res, run);
+        lanes.back().set_outstanding_receives(run.receives ? run.rx_depth : 0);
+    }
+    return lanes;
+}
+
+// The run's intervals in clock ticks.
+struct BwTicks {
+    std::uint64_t window;    // of the bandwidth windows
+    std::uint64_t duration;  // -D; 0 with -n
+    std::uint64_t second;    // between two progress calls
+    std::uint64_t look;      // between two looks for the end signal (10 ms)
+
+    BwTicks(const BwRun& run, const Clock& clock)
+        : window(std::max<std::uint64_t>(1, ticks_in(run.window, clock))),
+          duration(run.duration ? ticks_in(*run.duration, clock) : 0),
+          second(static_cast<std::uint64_t>(1e9 * clock.info().ticks_per_ns)),
+          look(static_cast<std::uint64_t>(1e7 * clock.info().ticks_per_ns))
+    {
+    }
+    static std::uint64_t ticks_in(std::chrono::nanoseconds d, const Clock& clock)
+    {
+        return static_cast<std::uint64_t>(static_cast<double>(d.count()) * clock.info().ticks_per_ns);
+    }
+};
+
+// bw --threads: the windows of both directions on the crew's shared grid,
+// with room for the whole span up front (-D), or for 4,096 windows (-n).
+void reserve_traces(BwResult& r, const BwRun& run, const BwTicks& ticks)
+{
+    const std::size_t reserve = run.duration ? static_cast<std::size_t>(ticks.duration / ticks.window) + 64 : 4096;
+    r.tx_trace.grid.emplace(run.crew.grid_origin, ticks.window, run.sends ? reserve : 0);
+    r.rx_trace.grid.emplace(run.crew.grid_origin, ticks.window, run.receives ? reserve : 0);
+}
+
+// bw --threads: the crew's threads start together. False when a sibling
+// or an interrupt ended the run at the start line.
+bool start_with_crew(const BwRun& run)
+{
+    if (!run.crew.at_start)
+        return true;
+    run.crew.at_start->fetch_add(1);
+    while (run.crew.at_start->load() < run.crew.size) {
+        if (crew_halted(run) || net::interrupt_pending())
+            return false;
+        std::this_thread::yield();
+    }
+    return true;
+}
+
+// Everything the loop needs, set up before it, and what it leaves for the
+// end of the run.
+struct BwLoop {
+    const BwRun& run;
+    const Clock& clock;
+    CpuTimes (*cpu_now)();
+    std::vector<Lane>& lanes;
+    Span& tx;
+    Span& rx;
+    const BwTicks& ticks;
+    BwResult& r;  // aborted and why
+    // Out:
+    std::uint64_t rx_total = 0;
+    std::optional<CpuTimes> cpu_start{}, cpu_end{};  // the CPU over the spans
+    std::uint64_t cpu_start_tick = 0, cpu_end_tick = 0;
+};
+
+// The loop's own state, a local of the loop function: what it reads every
+// round, copied out of BwLoop once (the compiler keeps it in registers or
+// its own frame instead of reloading it through BwLoop after every call
+// into the provider), and its counts and flags.
+struct BwRound {
+    const BwRun& run;
+    const Clock& clock;
+    const std::span<Lane> lanes;
+    Span& tx;
+    Span& rx;
+    const BwTicks ticks;
+    // -D with threads: each span starts once every thread is past its warm-up.
+    const bool gate_start;
+    bool warm_counted = false;
+    std::uint64_t deadline = no_limit;  // -D: when the span ends
+    std::uint64_t tx_total = 0, rx_total = 0;
+    bool sent, announced = false, stopped = false, peer_done = false;
+    std::uint32_t empty = 0, rounds = 0;
+    std::uint64_t next_progress = 0;
+    // The end signal: every 1024 rounds or 10 ms of completions (1024 rounds took 14 s on rxe).
+    std::uint64_t progress_tick = 0, next_look;
+    std::optional<CpuTimes> cpu_start, cpu_end;
+    std::uint64_t cpu_start_tick = 0, cpu_end_tick = 0;
+
+    explicit BwRound(const BwLoop& l)
+        : run(l.run), clock(l.clock), lanes(l.lanes), tx(l.tx), rx(l.rx), ticks(l.ticks),
+          gate_start(l.run.crew.warmed && l.run.crew.opened && l.run.duration), sent(!l.run.sends),
+          next_look(l.ticks.look)
+    {
+    }
+};
+
+// Messages newly completed in one round over every lane.
+struct Fresh {
+    std::uint64_t tx = 0, rx = 0;
+};
+
+// One round of posting and polling on every lane; a failed completion
+// sets `failure`.
+[[gnu::always_inline]] inline Fresh poll_lanes(BwRound& s, std::string& failure)
+{
+    Fresh fresh;
+    for (auto& lane : s.lanes) {
+        if (s.run.sends) {
+            lane.fill();
+            fresh.tx += lane.reap_sends(failure);
+        }
+        if (s.run.receives)
+            fresh.rx += lane.reap_receives(failure);
+    }
+    return fresh;
+}
+
+// New send completions move the tx span; with -D and threads it starts only
+// once the whole crew is warm, and every thread's span ends at the same tick.
+[[gnu::always_inline]] inline void advance_tx(BwRound& s, std::uint64_t now, std::uint64_t new_tx)
+{
+    const BwRun& run = s.run;
+    bool may_start = true;
+    if (s.gate_start && !s.tx.started()) {
+        if (!s.warm_counted && s.tx.reached_start(s.tx_total)) {
+            s.warm_counted = true;
+            run.crew.warmed->fetch_add(1);
+        }
+        may_start = s.warm_counted && run.crew.warmed->load(std::memory_order_relaxed) >= run.crew.size;
+        if (may_start) {
+            std::uint64_t none = 0;
+            run.crew.opened->compare_exchange_strong(none, now);  // the first to see it sets it
+            s.deadline = run.crew.opened->load() + s.ticks.duration;
+        }
+    }
+    s.tx.advance(now, s.tx_total, new_tx, may_start);
+    if (!s.gate_start && s.tx.started() && s.deadline == no_limit && run.duration)
+        s.deadline = s.tx.start_tick() + s.ticks.duration;
+}
+
+// Once a span has started: the CPU from then, the -D end, and the progress
+// call about once a second.
+[[gnu::always_inline]] inline void after_advance(BwRound& s, std::uint64_t now, CpuTimes (*cpu_now)())
+{
+    if (!s.cpu_start && (s.tx.started() || s.rx.started())) {
+        s.cpu_start = cpu_now();
+        s.cpu_start_tick = now;
+        s.next_progress = now + s.ticks.second;
+    }
+    if (s.run.duration && s.tx.started() && !s.stopped && now >= s.deadline) {
+        s.tx.end(now);
+        for (auto& lane : s.lanes)
+            lane.stop();
+        s.stopped = true;
+    }
+    if (s.run.progress && s.cpu_start && now >= s.next_progress) {
+        s.next_progress = now + s.ticks.second;
+        const auto& span = s.tx.started() ? s.tx : s.rx;
+        const auto st = span.stats(s.clock);
+        if (st)
+            s.run.progress(st->seconds, st->bytes_per_s);
+    }
+}
+
+// A round that completed messages: the totals and the spans move on.
+[[gnu::always_inline]] inline void count_fresh(BwRound& s, const Fresh& fresh, CpuTimes (*cpu_now)())
+{
+    const std::uint64_t now = s.clock.now();
+    s.progress_tick = now;
+    s.tx_total += fresh.tx;
+    s.rx_total += fresh.rx;
+    if (fresh.tx)
+        advance_tx(s, now, fresh.tx);
+    if (fresh.rx)
+        s.rx.advance(now, s.rx_total, fresh.rx);
+    after_advance(s, now, cpu_now);
+}
+
+// After every round: the end of sending (and the client's announcement),
+// and the end of the CPU span once every span of this side has ended.
+[[gnu::always_inline]] inline void note_ends(BwRound& s, CpuTimes (*cpu_now)())
+{
+    if (!s.sent && std::all_of(s.lanes.begin(), s.lanes.end(), [](const Lane& l) { return l.sending_done(); })) {
+        s.sent = true;
+        s.tx.end(s.clock.now());
+    }
+    if (s.cpu_start && !s.cpu_end && (!s.run.sends || s.tx.ended()) && (!s.run.receives || s.rx.ended())) {
+        s.cpu_end = cpu_now();
+        s.cpu_end_tick = s.clock.now();
+    }
+    if (s.sent && !s.announced) {
+        s.announced = true;
+        if (s.run.on_sent)
+            s.run.on_sent();
+    }
+}
+
+// Every round once this side has sent, else now and then (a client hears
+// nothing before its announcement unless the peer gave up, died or went
+// silent): the end signal. True when it ends the run early (`r` says why).
+[[gnu::always_inline]] inline bool peer_ended_run(BwRound& s, BwResult& r)
+{
+    const bool look = s.sent || ++s.rounds % 1024 == 0 || s.progress_tick >= s.next_look;
+    if (look)
+        s.next_look = s.progress_tick + s.ticks.look;
+    if (!look || s.peer_done || !fd_readable(s.run.oob_fd))
+        return false;
+    if (crew_halted(s.run)) {
+        r.aborted = true;
+        r.halted = true;
+        r.abort_reason = halted_by_sibling;
+        return true;
+    }
+    s.peer_done = true;
+    if (s.run.client && !s.sent) {
+        r.aborted = true;
+        r.peer_ended_early = true;
+        r.abort_reason = "the peer ended the run early or closed the out-of-band connection";
+        return true;
+    }
+    return false;
+}
+
+// After the loop: what arrived before the peer's done signal, the spans'
+// ends, the receive queues topped up, and the figures.
+void finish_run(BwLoop& l, const RunEntry& entry)
+{
+    const BwRun& run = l.run;
+    BwResult& r = l.r;
+    const std::uint64_t end_tick = l.clock.now();
+    // Whatever arrived before the peer's done signal belongs to the run.
+    if (run.receives && !r.aborted) {
+        std::string ignored;
+        for (auto& lane : l.lanes)
+            while (const std::uint64_t n = lane.reap_receives(ignored)) {
+                l.rx_total += n;
+                l.rx.advance(end_tick, l.rx_total, n);
+            }
+    }
+    l.tx.end(l.tx.ended() ? l.tx.end_tick() : end_tick);
+    l.rx.end(l.rx.end_tick());  // the last receive
+    if (run.receives)
+        for (auto& lane : l.lanes)
+            lane.refill_receives();
+    r.tx = run.sends ? l.tx.stats(l.clock) : std::nullopt;
+    r.rx = run.receives ? l.rx.stats(l.clock) : std::nullopt;
+    if (run.crew.size > 1) {
+        r.tx_trace.start_tick = l.tx.start_tick();
+        r.tx_trace.end_tick = l.tx.end_tick();
+        r.rx_trace.start_tick = l.rx.start_tick();
+        r.rx_trace.end_tick = l.rx.end_tick();
+    }
+    if (!l.cpu_start) {
+        r.cpu = entry.cpu_until(l.clock, end_tick);
+        return;
+    }
+    if (!l.cpu_end) {
+        l.cpu_end = l.cpu_now();
+        l.cpu_end_tick = end_tick;
+    }
+    r.cpu = cpu_use(*l.cpu_start, *l.cpu_end, l.clock.to_ns(l.cpu_end_tick - l.cpu_start_tick) / 1e9);
+}
+
 }  // namespace
+
+// The hot loop, outside the anonymous namespace so a profiler can be
+// pointed at it by name (bench/cost toggles callgrind on the function that
+// calls the provider's post_send most). Its per-round helpers above are
+// always inlined into it, as is Lane's per-message path (lane.hpp).
+namespace hot {
+
+[[gnu::noinline]] void bandwidth_loop(BwLoop& l)
+{
+    BwRound s(l);
+    CpuTimes (*const cpu_now)() = l.cpu_now;
+    BwResult& r = l.r;
+    Watchdog dog(l.clock, l.run.silence_limit, -1);
+    std::string failure;
+    for (;;) {
+        const Fresh fresh = poll_lanes(s, failure);
+        if (!failure.empty()) {
+            r.aborted = true;
+            r.abort_reason = failure;
+            break;
+        }
+        if (fresh.tx || fresh.rx) {
+            s.empty = 0;
+            count_fresh(s, fresh, cpu_now);
+        } else if (++s.empty == polls_per_check) {
+            s.empty = 0;
+            if (const char* why = dog.check(s.sent ? 0 : s.tx_total); why && !s.sent) {
+                r.aborted = true;
+                r.abort_reason = why;
+                break;
+            }
+            if (net::interrupt_pending()) {
+                r.aborted = true;
+                r.abort_reason = "interrupted";
+                break;
+            }
+        }
+        note_ends(s, cpu_now);
+        if (peer_ended_run(s, r))
+            break;
+        if (s.sent && s.peer_done)
+            break;
+    }
+    l.rx_total = s.rx_total;
+    l.cpu_start = s.cpu_start;
+    l.cpu_end = s.cpu_end;
+    l.cpu_start_tick = s.cpu_start_tick;
+    l.cpu_end_tick = s.cpu_end_tick;
+}
+
+}  // namespace hot
 
 void post_initial_receives(verbs::TestResources& res, std::uint32_t rx_depth)
 {
@@ -192,218 +404,31 @@ void post_initial_receives(verbs::TestResources& res, std::uint32_t rx_depth)
 
 BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, const BwRun& run, const Clock& clock)
 {
-    BwResult r;
     const bool crewed = run.crew.size > 1;
-    const auto cpu_now = crewed ? thread_cpu_times_now : cpu_times_now;
-    const auto halted = [&run] { return run.crew.halt && run.crew.halt->load(std::memory_order_relaxed); };
-    const CpuTimes cpu_at_entry = cpu_now();
-    const std::uint64_t entry_tick = clock.now();
-    if (!run.sends && !run.receives) {
-        wait_passively(run.oob_fd);
-        r.cpu = cpu_use(cpu_at_entry, cpu_now(), clock.to_ns(clock.now() - entry_tick) / 1e9);
-        if (net::interrupt_pending() || halted()) {
-            r.aborted = true;
-            r.halted = !net::interrupt_pending();
-            r.abort_reason = r.halted ? "another thread of this side ended the run" : "interrupted";
-        }
-        return r;
-    }
+    const RunEntry entry(crewed, clock);
+    if (!run.sends && !run.receives)
+        return run_as_target(run, clock, entry);
 
-    std::vector<Lane> lanes;
-    lanes.reserve(resources.size());
-    for (auto* res : resources) {
-        lanes.emplace_back(*res, run);
-        lanes.back().set_outstanding_receives(run.receives ? run.rx_depth : 0);
-    }
+    BwResult r;
+    std::vector<Lane> lanes = make_lanes(resources, run);
     const std::uint64_t nq = lanes.size();
-    const std::uint64_t window_ticks =
-        std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(run.window.count()) * clock.info().ticks_per_ns));
-    const std::uint64_t duration_ticks =
-        run.duration ? static_cast<std::uint64_t>(static_cast<double>(run.duration->count()) * clock.info().ticks_per_ns) : 0;
-    if (crewed) {
-        // Room for the whole span up front (-D), or for 4,096 windows (-n).
-        const std::size_t reserve = run.duration ? static_cast<std::size_t>(duration_ticks / window_ticks) + 64 : 4096;
-        r.tx_trace.grid.emplace(run.crew.grid_origin, window_ticks, run.sends ? reserve : 0);
-        r.rx_trace.grid.emplace(run.crew.grid_origin, window_ticks, run.receives ? reserve : 0);
-    }
+    const BwTicks ticks(run, clock);
+    if (crewed)
+        reserve_traces(r, run, ticks);
     const std::uint64_t end_count = run.duration ? no_limit : (run.warmup + run.iterations) * nq;
-    Span tx(run.warmup * nq, end_count, window_ticks, run.size, crewed ? &*r.tx_trace.grid : nullptr);
+    Span tx(run.warmup * nq, end_count, ticks.window, run.size, crewed ? &*r.tx_trace.grid : nullptr);
     // The receiver's span runs to its last receive: what arrives in bursts
     // (a software device) averages out over every message after warm-up.
-    Span rx(run.warmup * nq, no_limit, window_ticks, run.size, crewed ? &*r.rx_trace.grid : nullptr);
-    const std::uint64_t second_ticks = static_cast<std::uint64_t>(1e9 * clock.info().ticks_per_ns);
+    Span rx(run.warmup * nq, no_limit, ticks.window, run.size, crewed ? &*r.rx_trace.grid : nullptr);
 
-    // bw --threads: the crew's threads start together.
-    if (run.crew.at_start) {
-        run.crew.at_start->fetch_add(1);
-        while (run.crew.at_start->load() < run.crew.size) {
-            if (halted() || net::interrupt_pending()) {
-                r.aborted = true;
-                r.halted = !net::interrupt_pending();
-                r.abort_reason = r.halted ? "another thread of this side ended the run" : "interrupted";
-                r.cpu = cpu_use(cpu_at_entry, cpu_now(), clock.to_ns(clock.now() - entry_tick) / 1e9);
-                return r;
-            }
-            std::this_thread::yield();
-        }
+    if (!start_with_crew(run)) {
+        mark_halted_or_interrupted(r);
+        r.cpu = entry.cpu_until(clock, clock.now());
+        return r;
     }
-    // -D with threads: each span starts once every thread is past its warm-up.
-    const bool gate_start = run.crew.warmed && run.crew.opened && run.duration;
-    bool warm_counted = false;
-    std::uint64_t deadline = no_limit;  // -D: when the span ends
-
-    Watchdog dog(clock, run.silence_limit, -1);
-    std::string failure;
-    std::uint64_t tx_total = 0, rx_total = 0;
-    bool sent = !run.sends, announced = false, stopped = false, peer_done = false;
-    std::uint32_t empty = 0, rounds = 0;
-    std::uint64_t next_progress = 0;
-    // The end signal: every 1024 rounds or 10 ms of completions (1024 rounds took 14 s on rxe).
-    const std::uint64_t look_ticks = static_cast<std::uint64_t>(1e7 * clock.info().ticks_per_ns);
-    std::uint64_t progress_tick = 0, next_look = look_ticks;
-    std::optional<CpuTimes> cpu_start, cpu_end;
-    std::uint64_t cpu_start_tick = 0, cpu_end_tick = 0;
-
-    for (;;) {
-        std::uint64_t new_tx = 0, new_rx = 0;
-        for (auto& lane : lanes) {
-            if (run.sends) {
-                lane.fill();
-                new_tx += lane.reap_sends(failure);
-            }
-            if (run.receives)
-                new_rx += lane.reap_receives(failure);
-        }
-        if (!failure.empty()) {
-            r.aborted = true;
-            r.abort_reason = failure;
-            break;
-        }
-        if (new_tx || new_rx) {
-            empty = 0;
-            const std::uint64_t now = clock.now();
-            progress_tick = now;
-            tx_total += new_tx;
-            rx_total += new_rx;
-            if (new_tx) {
-                bool may_start = true;
-                if (gate_start && !tx.started()) {
-                    if (!warm_counted && tx.reached_start(tx_total)) {
-                        warm_counted = true;
-                        run.crew.warmed->fetch_add(1);
-                    }
-                    may_start = warm_counted && run.crew.warmed->load(std::memory_order_relaxed) >= run.crew.size;
-                    if (may_start) {
-                        std::uint64_t none = 0;
-                        run.crew.opened->compare_exchange_strong(none, now);  // the first to see it sets it
-                        deadline = run.crew.opened->load() + duration_ticks;
-                    }
-                }
-                tx.advance(now, tx_total, new_tx, may_start);
-                if (!gate_start && tx.started() && deadline == no_limit && run.duration)
-                    deadline = tx.start_tick() + duration_ticks;
-            }
-            if (new_rx)
-                rx.advance(now, rx_total, new_rx);
-            if (!cpu_start && (tx.started() || rx.started())) {
-                cpu_start = cpu_now();
-                cpu_start_tick = now;
-                next_progress = now + second_ticks;
-            }
-            if (run.duration && tx.started() && !stopped && now >= deadline) {
-                tx.end(now);
-                for (auto& lane : lanes)
-                    lane.stop();
-                stopped = true;
-            }
-            if (run.progress && cpu_start && now >= next_progress) {
-                next_progress = now + second_ticks;
-                const auto& s = tx.started() ? tx : rx;
-                const auto st = s.stats(clock);
-                if (st)
-                    run.progress(st->seconds, st->bytes_per_s);
-            }
-        } else if (++empty == polls_per_check) {
-            empty = 0;
-            if (const char* why = dog.check(sent ? 0 : tx_total); why && !sent) {
-                r.aborted = true;
-                r.abort_reason = why;
-                break;
-            }
-            if (net::interrupt_pending()) {
-                r.aborted = true;
-                r.abort_reason = "interrupted";
-                break;
-            }
-        }
-        if (!sent && std::all_of(lanes.begin(), lanes.end(), [](const Lane& l) { return l.sending_done(); })) {
-            sent = true;
-            tx.end(clock.now());
-        }
-        if (cpu_start && !cpu_end && (!run.sends || tx.ended()) && (!run.receives || rx.ended())) {
-            cpu_end = cpu_now();
-            cpu_end_tick = clock.now();
-        }
-        if (sent && !announced) {
-            announced = true;
-            if (run.on_sent)
-                run.on_sent();
-        }
-        // Every round once this side has sent, else now and then (a client hears
-        // nothing before its announcement unless the peer gave up, died or went silent).
-        const bool look = sent || ++rounds % 1024 == 0 || progress_tick >= next_look;
-        if (look)
-            next_look = progress_tick + look_ticks;
-        if (look && !peer_done && fd_readable(run.oob_fd)) {
-            if (halted()) {
-                r.aborted = true;
-                r.halted = true;
-                r.abort_reason = "another thread of this side ended the run";
-                break;
-            }
-            peer_done = true;
-            if (run.client && !sent) {
-                r.aborted = true;
-                r.peer_ended_early = true;
-                r.abort_reason = "the peer ended the run early or closed the out-of-band connection";
-                break;
-            }
-        }
-        if (sent && peer_done)
-            break;
-    }
-    const std::uint64_t end_tick = clock.now();
-    // Whatever arrived before the peer's done signal belongs to the run.
-    if (run.receives && !r.aborted) {
-        std::string ignored;
-        for (auto& lane : lanes)
-            while (const std::uint64_t n = lane.reap_receives(ignored)) {
-                rx_total += n;
-                rx.advance(end_tick, rx_total, n);
-            }
-    }
-    tx.end(tx.ended() ? tx.end_tick() : end_tick);
-    rx.end(rx.end_tick());  // the last receive
-    if (run.receives)
-        for (auto& lane : lanes)
-            lane.refill_receives();
-    r.tx = run.sends ? tx.stats(clock) : std::nullopt;
-    r.rx = run.receives ? rx.stats(clock) : std::nullopt;
-    if (crewed) {
-        r.tx_trace.start_tick = tx.start_tick();
-        r.tx_trace.end_tick = tx.end_tick();
-        r.rx_trace.start_tick = rx.start_tick();
-        r.rx_trace.end_tick = rx.end_tick();
-    }
-    if (cpu_start) {
-        if (!cpu_end) {
-            cpu_end = cpu_now();
-            cpu_end_tick = end_tick;
-        }
-        r.cpu = cpu_use(*cpu_start, *cpu_end, clock.to_ns(cpu_end_tick - cpu_start_tick) / 1e9);
-    } else {
-        r.cpu = cpu_use(cpu_at_entry, cpu_now(), clock.to_ns(end_tick - entry_tick) / 1e9);
-    }
+    BwLoop l{run, clock, entry.cpu_now, lanes, tx, rx, ticks, r};
+    hot::bandwidth_loop(l);
+    finish_run(l, entry);
     return r;
 }
 

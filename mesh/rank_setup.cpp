@@ -1,0 +1,76 @@
+#include "mesh/rank_setup.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "src/decode/gid.hpp"
+#include "src/decode/port.hpp"
+#include "src/error.hpp"
+#include "src/health/preflight.hpp"
+#include "src/verbs/discovery.hpp"
+#include "src/verbs/test_resources.hpp"
+
+namespace qps::mesh::mpi {
+
+namespace {
+
+std::string host_name()
+{
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0)
+        return "?";
+    return buf;
+}
+
+}  // namespace
+
+RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error,
+                     verbs::SharedDevice& opened)
+{
+    RankInfo info;
+    info.rank = rank;
+    info.host = host_name();
+    info.port = o.port;
+    if (!parse_error.empty()) {
+        info.setup_error = parse_error;
+        return info;
+    }
+    try {
+        health::PreflightSpec spec;
+        spec.device = o.device;
+        if (o.per_device && o.device.empty()) {
+            const auto devices = verbs::list_devices();
+            if (static_cast<std::size_t>(local_rank) >= devices.size())
+                throw UsageError(fmt::format("--per-device: node-local rank {} has no device ({} on this node)",
+                                             local_rank, devices.size()));
+            spec.device = devices[static_cast<std::size_t>(local_rank)].name;
+        }
+        spec.port = o.port;
+        spec.gid_index = o.gid_index;
+        verbs::TestSetup setup;
+        setup.buffer_bytes = std::max({o.tests.lat_size, o.tests.bw_size, 64u});
+        spec.memlock_bytes = verbs::registered_bytes(setup);
+        spec.memlock_what = "the test buffers";
+        health::Preflight checked = health::preflight(spec);
+        info.device = checked.device;
+        opened = std::move(checked.opened);
+        setup.device = info.device;
+        setup.opened = opened;
+        setup.port = o.port;
+        setup.gid_index = o.gid_index;
+        verbs::TestResources probe(setup);
+        info.gid_index = probe.gid().index;
+        info.gid = decode::format_gid(probe.gid().gid);
+        const ibv_port_attr attr = probe.port_attr();
+        if (const auto rate = decode::link_rate(attr.active_width, attr.active_speed))
+            info.rate_gbps = rate->gbps;
+    } catch (const std::exception& e) {
+        info.setup_error = e.what();
+    }
+    if (info.setup_error.size() > 1000)
+        info.setup_error.resize(1000);
+    return info;
+}
+
+}  // namespace qps::mesh::mpi

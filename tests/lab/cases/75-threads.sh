@@ -85,29 +85,30 @@ device_opens() { grep -c 'openat(.*"/dev/infiniband/uverbs[0-9]*"' "$1"; }
 # (LeakSanitizer cannot run under ptrace.)
 traced=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f --seccomp-bpf -e trace=openat -o)  # + FILE COMMAND...
 
+# opens_once COMMAND SERVER-ARGS... -- CLIENT-ARGS...: a server and a
+# client of COMMAND, both traced; each must open the device exactly once.
+opens_once() {
+  local cmd=$1 server_args=() client_args
+  shift
+  while [ "$1" != -- ]; do server_args+=("$1"); shift; done
+  shift; client_args=("$@")
+  "${traced[@]}" "$_scratch/opens-server" "$q" --json "$cmd" "${server_args[@]}" --timeout 20 >"$thr_log" 2>&1 &
+  thr_server=$!
+  run timeout 300 "${traced[@]}" "$_scratch/opens-client" "$q" --json "$cmd" 127.0.0.1 "${client_args[@]}" --timeout 20
+  wait "$thr_server"; server_rc=$?
+  expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+  local side n
+  for side in client server; do
+    n=$(device_opens "$_scratch/opens-$side")
+    expect_true "the $side opened the device once ($n)" test "$n" = 1
+  done
+}
+
 case_ "bw -q 8 --threads 2 without -d: each side opens the device once (16 QPs, 2 checks on the server)"
-"${traced[@]}" "$_scratch/opens-server" "$q" --json bw --timeout 20 >"$thr_log" 2>&1 &
-thr_server=$!
-run timeout 300 "${traced[@]}" "$_scratch/opens-client" \
-  "$q" --json bw 127.0.0.1 -q 8 --threads 2 -s 4096 -n 200 --timeout 20
-wait "$thr_server"; server_rc=$?
-expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
-expect_true "the client opened the device once ($(device_opens "$_scratch/opens-client"))" \
-  test "$(device_opens "$_scratch/opens-client")" = 1
-expect_true "the server opened the device once ($(device_opens "$_scratch/opens-server"))" \
-  test "$(device_opens "$_scratch/opens-server")" = 1
+opens_once bw -- -q 8 --threads 2 -s 4096 -n 200
 
 case_ "ping-pong --threads 2 -d rxe0: each side opens the device once"
-"${traced[@]}" "$_scratch/opens-server" "$q" --json ping-pong -d rxe0 --timeout 20 >"$thr_log" 2>&1 &
-thr_server=$!
-run timeout 300 "${traced[@]}" "$_scratch/opens-client" \
-  "$q" --json ping-pong 127.0.0.1 -d rxe0 --threads 2 -n 200 --timeout 20
-wait "$thr_server"; server_rc=$?
-expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
-expect_true "the client opened the device once ($(device_opens "$_scratch/opens-client"))" \
-  test "$(device_opens "$_scratch/opens-client")" = 1
-expect_true "the server opened the device once ($(device_opens "$_scratch/opens-server"))" \
-  test "$(device_opens "$_scratch/opens-server")" = 1
+opens_once ping-pong -d rxe0 -- -d rxe0 --threads 2 -n 200
 
 case_ "bw --threads: mismatches and impossible CPUs are refused by name before any data moves"
 thr_serve -d rxe0 --threads 1 --timeout 5

@@ -4,6 +4,11 @@
 # SIGKILLed or SIGSTOPped under --enable-recovery (the others end by
 # themselves as fast). The healthy runs are cases/90-mesh.sh.
 . "$here/mesh-lib.sh"
+# 3 ranks (one sits out each of the 3 rounds) and a 10 s per-pair timeout:
+# the faults are the same as with 4 ranks and 20 s, in about half the lab
+# time (4 ranks and 20 s took 451-516 s of the lab's 2 CPUs).
+np=3 tmo=10
+faults_run=(-D 2 --lat-iters 200 --timeout $tmo)
 
 # kill_rank_when FILE RANK [SIGNAL]: once FILE exists (round 1 is in), sends
 # SIGNAL (default KILL) to the qpscope-mesh process of RANK; prints when.
@@ -22,7 +27,7 @@ kill_rank_when() {
 
 case_ "a rank SIGKILLed mid-run (mpirun's default: it ends the job): partial report within timeout + 10 s"
 rm -f "$_scratch/k.json"
-mpi -np 4 "$mesh" -D 2 --lat-iters 200 --timeout 20 -o "$_scratch/k.json" >"$_scratch/k.out" 2>&1 &
+mpi -np $np "$mesh" "${faults_run[@]}" -o "$_scratch/k.json" >"$_scratch/k.out" 2>&1 &
 job=$!
 killed_at=$(kill_rank_when "$_scratch/k.json" 2 | cut -d' ' -f1)
 wait "$job"; rc=$?
@@ -32,20 +37,20 @@ expect_true "rank 2 was killed after round 1" test -n "$killed_at"
 expect_true "the job ended $((ended - ${killed_at:-0})) s after the kill (<= 30)" test $((ended - ${killed_at:-0})) -le 30
 expect_true "exit code not 0 ($rc)" test "$rc" -ne 0
 expect_true "the report is partial: not complete, round 1's pairs ok" \
-  test "$(jqf '"\(.complete) \([.results[] | select(.round == 0 and .status == "ok")] | length)"' "$_scratch/k.json")" = "false 2"
+  test "$(jqf '"\(.complete) \([.results[] | select(.round == 0 and .status == "ok")] | length)"' "$_scratch/k.json")" = "false 1"
 expect_true "the partial report validates" valid_mesh "$_scratch/k.json"
 
 case_ "a rank SIGSTOPped under --enable-recovery: the survivors' own timeout ends the run, naming it"
 rm -f "$_scratch/r.json"
-mpi --enable-recovery -np 4 "$mesh" -D 2 --lat-iters 200 --timeout 20 -o "$_scratch/r.json" >"$_scratch/r.out" 2>&1 &
+mpi --enable-recovery -np $np "$mesh" "${faults_run[@]}" -o "$_scratch/r.json" >"$_scratch/r.out" 2>&1 &
 job=$!
 stop_info=$(kill_rank_when "$_scratch/r.json" 2 STOP)
 stopped_at=${stop_info% *} stopped_pid=${stop_info#* }
 stopped_named() { jq -e '.stopped | contains("rank 2 (lab)")' "$_scratch/r.json" >/dev/null 2>&1; }
 eventually 60 stopped_named
 named_at=$SECONDS
-expect_true "rank 0 named the stopped rank $((named_at - ${stopped_at:-0})) s after the stop (<= 30)" \
-  test -n "$stopped_at" -a $((named_at - ${stopped_at:-0})) -le 30
+expect_true "rank 0 named the stopped rank $((named_at - ${stopped_at:-0})) s after the stop (<= $((tmo + 10 + 5)))" \
+  test -n "$stopped_at" -a $((named_at - ${stopped_at:-0})) -le $((tmo + 10 + 5))
 # A stopped rank cannot end by itself, and once rank 0 is gone a continued
 # one may wait in Open MPI for a rank that left: the launcher's part, not
 # this test's. It is killed, so that mpirun --enable-recovery ends.
@@ -77,27 +82,27 @@ ended() {
 rank0_lost() {
   local sig=$1 f="$_scratch/z-$1.json" t0 t1 info pid0 p survivors=() r
   rm -f "$f"
-  mpi --enable-recovery -np 4 "$mesh" -D 2 --lat-iters 200 --timeout 20 -o "$f" >"$_scratch/z.out" 2>&1 &
+  mpi --enable-recovery -np $np "$mesh" "${faults_run[@]}" -o "$f" >"$_scratch/z.out" 2>&1 &
   local job=$!
   info=$(kill_rank_when "$f" 0 "$sig")
   t0=$(date +%s.%N)
   pid0=${info#* }
   for p in $(pgrep -x qpscope-mesh); do [ "$p" != "$pid0" ] && survivors+=("$p"); done
-  expect_true "$sig: rank 0 got the signal after round 1, 3 survivors (${#survivors[@]})" \
-    test -n "$info" -a "${#survivors[@]}" = 3
+  expect_true "$sig: rank 0 got the signal after round 1, $((np - 1)) survivors (${#survivors[@]})" \
+    test -n "$info" -a "${#survivors[@]}" = $((np - 1))
   for ((r = 0; r < 600; r++)); do ended "${survivors[@]}" && break; sleep 0.1; done
   t1=$(date +%s.%N)
   local took
   took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
   echo "    $sig rank 0: the survivors ended $took s after the signal"
-  expect_true "$sig: every survivor ended $took s after rank 0's signal (<= 20 + 10 + 3)" \
-    awk -v t="$took" 'BEGIN { exit !(t <= 33) }'
+  expect_true "$sig: every survivor ended $took s after rank 0's signal (<= $tmo + 10 + 3)" \
+    awk -v t="$took" -v max=$((tmo + 13)) 'BEGIN { exit !(t <= max) }'
   # A stopped rank 0 cannot end by itself: killed, so that mpirun ends.
   [ -n "$pid0" ] && kill -9 "$pid0" 2>/dev/null
   wait "$job"
   out=$(cat "$_scratch/z.out"); err=""
-  for r in 1 2 3; do
-    expect_out_has "rank $r: no word from rank 0 within the per-pair timeout (20 s) plus 10 s of round"
+  for ((r = 1; r < np; r++)); do
+    expect_out_has "rank $r: no word from rank 0 within the per-pair timeout ($tmo s) plus 10 s of round"
   done
 }
 

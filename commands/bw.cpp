@@ -6,7 +6,7 @@
 #include "commands/app.hpp"
 #include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
-#include "commands/test_flags.hpp"
+#include "commands/link_flags.hpp"
 #include "formatters/bandwidth.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
@@ -27,12 +27,12 @@ struct BwFlags {
 
 void register_bw(CLI::App& app, const GlobalOptions& global)
 {
-    auto f = std::make_shared<TestFlags>();
+    auto f = std::make_shared<LinkFlags>();
     auto b = std::make_shared<BwFlags>();
     CLI::App* cmd = app.add_subcommand(
         "bw", "Bandwidth and message rate between two sides: without HOST this side serves, with HOST it is the "
               "client; the client's parameters rule and both sides' figures are reported");
-    add_test_options(cmd, *f, {"write", "64K", 5000, 100, "messages per QP", "its own --qps QPs"});
+    add_link_options(cmd, *f, {"write", "64K", 5000, 100, "messages per QP", "its own --qps QPs"});
     cmd->add_option("--tx-depth", b->tx_depth, "Send queue depth per QP, kept full (default 128)")
         ->check(CLI::Range(1u, 32768u));
     cmd->add_option("--rx-depth", b->rx_depth, "Receive queue depth per QP for --op send (default 512)")
@@ -54,7 +54,7 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
         ->transform(one_of(units));
     cmd->callback([f, b, cmd, &global] {
         perf::BwOptions o;
-        to_test_options(cmd, *f, o,
+        to_link_options(cmd, *f, o,
                         {"--tx-depth", "--rx-depth", "--post-list", "--cq-mod", "--qps", "--bidir", "--window"});
         o.tx_depth = b->tx_depth;
         o.rx_depth = b->rx_depth;

@@ -5,7 +5,7 @@
 
 #include "commands/app.hpp"
 #include "commands/qp/qp.hpp"
-#include "commands/test_flags.hpp"
+#include "commands/link_flags.hpp"
 #include "formatters/latency.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
@@ -15,16 +15,16 @@ namespace qps::cli {
 
 void register_ping_pong(CLI::App& app, const GlobalOptions& global)
 {
-    auto f = std::make_shared<TestFlags>();
+    auto f = std::make_shared<LinkFlags>();
     auto histogram = std::make_shared<bool>(false);
     CLI::App* cmd = app.add_subcommand(
         "ping-pong", "Latency between two sides: without HOST this side serves, with HOST it is the client; the "
                      "client's parameters rule and both sides' figures are reported");
-    add_test_options(cmd, *f, {"send", "2", 1000, 100, "iterations", "its own QP, a pair with the same thread of the peer"});
+    add_link_options(cmd, *f, {"send", "2", 1000, 100, "iterations", "its own QP, a pair with the same thread of the peer"});
     cmd->add_flag("--histogram", *histogram, "Also print an ASCII histogram per size");
     cmd->callback([f, histogram, cmd, &global] {
         perf::PingPongOptions o;
-        to_test_options(cmd, *f, o);
+        to_link_options(cmd, *f, o);
         o.histogram_rows = *histogram ? 20 : 0;
         perf::check_combination(o);
         net::install_interrupt_handlers();  // Ctrl-C ends any wait with a message

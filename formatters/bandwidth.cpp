@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "formatters/test_header.hpp"
+#include "formatters/link_header.hpp"
 
 namespace qps::fmt_out {
 
@@ -149,7 +149,7 @@ void render_bw(const report::BwReport& r, Printer& p)
                          fmt::format("bw {} over {} ({}), {}{} QP{}, {}", r.op, r.transport, r.role,
                                      r.threads > 1 ? fmt::format("{} threads x ", r.threads) : "", r.qps,
                                      r.qps == 1 ? "" : "s", r.bidir ? "bidirectional" : "unidirectional"));
-        render_test_header(r, p);
+        render_link_header(r, p);
         p.field("bidir", "bidirectional", r.bidir);
         p.field("threads", "worker threads", u64{r.threads});
         if (!r.cpus.empty()) {
@@ -162,7 +162,7 @@ void render_bw(const report::BwReport& r, Printer& p)
         p.field("rx_depth", "receive queue depth per QP (send op)", u64{r.rx_depth});
         p.field("post_list", "WRs per post", u64{r.post_list});
         p.field("cq_mod", "one signalled WR in", u64{r.cq_mod});
-        render_test_length(r, p, "measured messages per QP and size");
+        render_link_length(r, p, "measured messages per QP and size");
         p.field("warmup", "warm-up messages per QP (not measured)", u64{r.warmup});
         p.field("cooldown_max_messages",
                 "cool-down (not measured): up to this many messages per QP keep the queue full past the span",

@@ -1,5 +1,5 @@
 // JSON: one document per command, keys in the order the formatter emits
-// them, every decoded value with its raw value (docs/ARCHITECTURE.md, "The
+// them, every decoded value with its raw value (docs/output.md, "The
 // JSON contract").
 #include <ostream>
 

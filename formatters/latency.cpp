@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "formatters/test_header.hpp"
+#include "formatters/link_header.hpp"
 
 namespace qps::fmt_out {
 
@@ -138,7 +138,7 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
         ObjectScope test(p, "test", fmt::format("ping-pong {} over {} ({}), {} latency{}", r.op, r.transport, r.role,
                                                 r.one_way ? "one-way (half the round trip)" : "round-trip",
                                                 r.threads > 1 ? fmt::format(", {} pairs at once", r.threads) : ""));
-        render_test_header(r, p);
+        render_link_header(r, p);
         p.field("one_way", "one-way (half the round trip)", r.one_way);
         p.field("threads", "pairs at once (threads)", u64{r.threads});
         if (!r.cpus.empty()) {
@@ -146,7 +146,7 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
             for (int c : r.cpus)
                 p.item(std::int64_t{c});
         }
-        render_test_length(r, p, "iterations per size");
+        render_link_length(r, p, "iterations per size");
         p.field("warmup", "warm-up iterations (not measured)", u64{r.warmup});
         p.field("clock", "clock", r.clock_source);
         p.field("clock_why", "clock choice", r.clock_why);

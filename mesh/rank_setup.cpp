@@ -9,7 +9,7 @@
 #include "src/error.hpp"
 #include "src/health/preflight.hpp"
 #include "src/verbs/discovery.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::mesh::mpi {
 
@@ -48,7 +48,7 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
         }
         spec.port = o.port;
         spec.gid_index = o.gid_index;
-        verbs::TestSetup setup;
+        verbs::LinkSetup setup;
         setup.buffer_bytes = std::max({o.tests.lat_size, o.tests.bw_size, 64u});
         spec.memlock_bytes = verbs::registered_bytes(setup);
         spec.memlock_what = "the test buffers";
@@ -59,7 +59,7 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
         setup.opened = opened;
         setup.port = o.port;
         setup.gid_index = o.gid_index;
-        verbs::TestResources probe(setup);
+        verbs::LinkResources probe(setup);
         info.gid_index = probe.gid().index;
         info.gid = decode::format_gid(probe.gid().gid);
         const ibv_port_attr attr = probe.port_attr();

@@ -1,5 +1,5 @@
 // The error kinds qpscope reports; main maps each to an exit code
-// (docs/ARCHITECTURE.md, "Errors and exit codes": 1 operation failed,
+// (docs/errors.md, "Errors and exit codes": 1 operation failed,
 // 2 bad usage or input, 3 timeout or lost peer).
 #pragma once
 

@@ -72,7 +72,7 @@ Destination read_destination(const std::string& host);
 // a loopback address (the server is this host and chooses its own GID) any
 // kind, its own family's first, then the other routable one, then
 // link-local: a loopback destination says nothing about the RoCE path, and
-// TestResources::connect compares the two GIDs' families once the server's
+// LinkResources::connect compares the two GIDs' families once the server's
 // is known. Empty: no addresses.
 std::vector<decode::GidKind> gid_kinds_for(const Destination& d);
 

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "src/error.hpp"
+#include "src/net/deadline_io.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/net/messages.hpp"
 #include "src/util/fd.hpp"
@@ -32,62 +33,6 @@ using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
 std::string errno_text(int err) { return fmt::format("{} ({})", errno_name(err), std::strerror(err)); }
-
-// Empties a pipe whose byte is stale (an interrupt that was cleared).
-void drain(int fd)
-{
-    char buf[64];
-    while (::read(fd, buf, sizeof buf) > 0) {
-    }
-}
-
-// Waits until fd has one of `events` (or an error/hangup) or the deadline
-// passes (returns false); no deadline waits forever. Throws Interrupted.
-bool wait_for(int fd, short events, std::optional<Clock::time_point> deadline, const std::string& doing)
-{
-    const int ifd = interrupt_fd();
-    for (;;) {
-        throw_if_interrupted(doing);
-        int wait_ms = -1;  // forever
-        if (deadline) {
-            const auto left = *deadline - Clock::now();
-            wait_ms = left <= Clock::duration::zero()
-                          ? 0  // a last look: ready now still counts
-                          : static_cast<int>(std::clamp<std::int64_t>(
-                                std::chrono::ceil<milliseconds>(left).count(), 1, INT_MAX));
-        }
-        pollfd p[2] = {{fd, events, 0}, {ifd, POLLIN, 0}};
-        const int n = ::poll(p, 2, wait_ms);
-        if (n < 0 && errno != EINTR)
-            throw SystemError("poll", errno);
-        if (n > 0 && p[1].revents != 0) {
-            throw_if_interrupted(doing);
-            drain(ifd);
-        }
-        if (n > 0 && p[0].revents != 0)
-            return true;
-        if (deadline && Clock::now() >= *deadline)
-            return false;
-    }
-}
-
-// Sleeps until `until`, unless interrupted.
-void sleep_until(Clock::time_point until, const std::string& doing)
-{
-    const int ifd = interrupt_fd();
-    for (;;) {
-        throw_if_interrupted(doing);
-        const auto left = until - Clock::now();
-        if (left <= Clock::duration::zero())
-            return;
-        pollfd p{ifd, POLLIN, 0};
-        const int ms = static_cast<int>(std::clamp<std::int64_t>(std::chrono::ceil<milliseconds>(left).count(), 1, INT_MAX));
-        if (::poll(&p, 1, ms) > 0) {
-            throw_if_interrupted(doing);
-            drain(ifd);
-        }
-    }
-}
 
 std::string format_address(const sockaddr_storage& ss)
 {
@@ -280,31 +225,23 @@ void Channel::send(const Json& message, milliseconds timeout)
     const std::string what = message_name(message);
     const auto deadline = Clock::now() + timeout;
     const std::string doing = fmt::format("sending {} to {}", what, peer_);
-    // Send first, wait only when the socket buffer is full: a small message
-    // (abort()'s error after an interrupt, say) goes out without waiting.
-    std::size_t done = 0;
-    while (done < frame.size()) {
-        const ssize_t n = ::send(fd_, frame.data() + done, frame.size() - done, MSG_NOSIGNAL);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (!wait_for(fd_, POLLOUT, deadline, doing)) {
-                    broken_ = done > 0;
-                    throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms sending {} ({} of {} "
-                                                   "bytes sent): the peer is not reading",
-                                                   peer_, timeout.count(), what, done, frame.size()));
-                }
-                continue;
-            }
-            broken_ = true;
-            if (errno == EPIPE || errno == ECONNRESET)
-                throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection while we sent {}",
-                                               peer_, what));
-            throw SystemError(fmt::format("send to {}", peer_), errno);
-        }
-        done += static_cast<std::size_t>(n);
+    // Sends first, waits only when the socket buffer is full: a small
+    // message (abort()'s error after an interrupt, say) goes out at once.
+    const Transfer t = send_until(fd_, frame, deadline, peer_, doing);
+    switch (t.end) {
+    case IoEnd::done:
+        return;
+    case IoEnd::timed_out:
+        broken_ = t.bytes > 0;
+        throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms sending {} ({} of {} bytes sent): "
+                                       "the peer is not reading",
+                                       peer_, timeout.count(), what, t.bytes, frame.size()));
+    case IoEnd::closed:
+    case IoEnd::reset:
+        break;
     }
+    broken_ = true;
+    throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection while we sent {}", peer_, what));
 }
 
 void Channel::read_exact(char* data, std::size_t size, Clock::time_point deadline, milliseconds timeout,
@@ -312,39 +249,28 @@ void Channel::read_exact(char* data, std::size_t size, Clock::time_point deadlin
 {
     const bool at_start = part == "header";  // nothing of this message consumed yet
     const std::string doing = fmt::format("waiting for {} from {}", expecting, peer_);
-    std::size_t got = 0;
-    while (got < size) {
-        if (!wait_for(fd_, POLLIN, deadline, doing)) {
-            if (at_start && got == 0)
-                throw TimeoutError(fmt::format("exchange with {}: nothing received within {} ms while waiting for {}: "
-                                               "the peer stopped answering, the connection still open",
-                                               peer_, timeout.count(), expecting));
-            broken_ = true;
-            throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms in the middle of {} ({} of {} {} "
-                                           "bytes received)",
-                                           peer_, timeout.count(), expecting, got, size, part));
-        }
-        const ssize_t n = ::recv(fd_, data + got, size - got, 0);
-        if (n == 0) {
-            broken_ = true;
-            if (at_start && got == 0)
-                throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection while we waited for {}",
-                                               peer_, expecting));
-            throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection in the middle of {} ({} "
-                                           "of {} {} bytes received)",
-                                           peer_, expecting, got, size, part));
-        }
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
-                continue;
-            broken_ = true;
-            if (errno == ECONNRESET)
-                throw TimeoutError(fmt::format("exchange with {}: connection reset by the peer while we waited for {}",
-                                               peer_, expecting));
-            throw SystemError(fmt::format("recv from {}", peer_), errno);
-        }
-        got += static_cast<std::size_t>(n);
-    }
+    const Transfer t = receive_until(fd_, data, size, deadline, peer_, doing);
+    if (t.end == IoEnd::done)
+        return;
+    const bool nothing_yet = at_start && t.bytes == 0;  // the channel is still usable after a timeout
+    if (t.end == IoEnd::timed_out && nothing_yet)
+        throw TimeoutError(fmt::format("exchange with {}: nothing received within {} ms while waiting for {}: "
+                                       "the peer stopped answering, the connection still open",
+                                       peer_, timeout.count(), expecting));
+    broken_ = true;
+    if (t.end == IoEnd::timed_out)
+        throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms in the middle of {} ({} of {} {} "
+                                       "bytes received)",
+                                       peer_, timeout.count(), expecting, t.bytes, size, part));
+    if (t.end == IoEnd::reset)
+        throw TimeoutError(fmt::format("exchange with {}: connection reset by the peer while we waited for {}", peer_,
+                                       expecting));
+    if (nothing_yet)
+        throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection while we waited for {}", peer_,
+                                       expecting));
+    throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection in the middle of {} ({} of {} {} "
+                                   "bytes received)",
+                                   peer_, expecting, t.bytes, size, part));
 }
 
 Json Channel::receive(milliseconds timeout, std::string_view expecting)

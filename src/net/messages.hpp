@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/net/endpoint.hpp"
 #include "src/net/frame.hpp"
 
 namespace qps::net {
@@ -42,23 +43,6 @@ struct Hello {
     std::string test;  // "ping-pong" | "bw"
     std::string role;  // "client" | "server"
     bool operator==(const Hello&) const = default;
-};
-
-// What the peer needs to reach this side's QP and buffer.
-struct Endpoint {
-    std::uint32_t qpn = 0;  // 24 bits
-    std::uint32_t psn = 0;  // 24 bits
-    std::uint16_t lid = 0;
-    std::array<std::uint8_t, 16> gid{};
-    std::uint32_t gid_index = 0;  // 0..255, as ibv_global_route.sgid_index
-    std::uint32_t rkey = 0;
-    std::uint64_t addr = 0;
-    std::uint64_t size = 0;
-    std::uint32_t mtu = 1024;  // bytes: 256, 512, 1024, 2048 or 4096
-    // RDMA reads and atomics this side's QP accepts in flight as a target
-    // (1..255): the peer's initiator depth must not exceed it.
-    std::uint32_t max_dest_rd_atomic = 1;
-    bool operator==(const Endpoint&) const = default;
 };
 
 // The "type" of a message that decode_frame_body accepted ("" if none).

@@ -68,7 +68,7 @@ Roles roles_of(const BwOptions& o, bool client)
 }
 
 // Before the barrier: the pattern where data starts, zeros where it lands.
-void prepare_buffers(const std::vector<std::unique_ptr<verbs::TestResources>>& qps, Op op, const Roles& roles,
+void prepare_buffers(const std::vector<std::unique_ptr<verbs::LinkResources>>& qps, Op op, const Roles& roles,
                      std::uint32_t size)
 {
     for (const auto& res : qps) {
@@ -87,7 +87,7 @@ void prepare_buffers(const std::vector<std::unique_ptr<verbs::TestResources>>& q
 }
 
 // After the run: what arrived on this side against the pattern.
-std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::TestResources>>& qps, Op op,
+std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::LinkResources>>& qps, Op op,
                                     const Roles& roles, std::uint32_t size)
 {
     const bool destination = op == Op::read ? roles.sends : roles.target || roles.receives;
@@ -108,14 +108,14 @@ std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::Tes
 // This side's QPs, one set of resources each, and the threads that own
 // them: thread t owns QPs t*qps .. (t+1)*qps-1, on both sides.
 struct BwQps {
-    std::vector<std::unique_ptr<verbs::TestResources>> qps;
+    std::vector<std::unique_ptr<verbs::LinkResources>> qps;
     std::vector<WorkerPlan> plans;
 };
 
 // One set of resources per QP, sized for the largest message.
 BwQps create_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Roles& roles, std::uint32_t largest)
 {
-    verbs::TestSetup setup = test_setup(o, largest);
+    verbs::LinkSetup setup = link_setup(o, largest);
     setup.send_depth = o.tx_depth;
     setup.recv_depth = roles.receives ? o.rx_depth : 1;
     BwQps side;
@@ -123,7 +123,7 @@ BwQps create_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Role
     for (std::uint32_t t = 0; t < o.threads; ++t) {
         side.plans[t].cpu = t < cpus.size() ? cpus[t] : -1;
         for (std::uint32_t q = 0; q < o.qps; ++q) {
-            side.qps.push_back(std::make_unique<verbs::TestResources>(setup));
+            side.qps.push_back(std::make_unique<verbs::LinkResources>(setup));
             side.plans[t].lanes.push_back(side.qps.back().get());
         }
     }
@@ -134,7 +134,7 @@ BwQps create_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Role
 void connect_qps(const BwQps& side, net::Exchange& ex, const BwOptions& o, const Roles& roles)
 {
     for (auto& res : side.qps)
-        res->connect(remote_from(ex.endpoints(endpoint_from(res->local()))));
+        res->connect(ex.endpoints(res->local()));
     if (roles.receives)
         for (auto& res : side.qps)
             post_initial_receives(*res, o.rx_depth);
@@ -151,7 +151,7 @@ void set_queue_params(T& t, const BwOptions& o)
 }
 
 // The report before any size: the test, the sides, the bw parameters.
-report::BwReport bw_report_header(const BwOptions& o, net::Exchange& ex, const verbs::TestResources& first,
+report::BwReport bw_report_header(const BwOptions& o, net::Exchange& ex, const verbs::LinkResources& first,
                                   const Clock& clock, const std::vector<int>& cpus)
 {
     report::BwReport rep;
@@ -170,7 +170,7 @@ report::BwReport bw_report_header(const BwOptions& o, net::Exchange& ex, const v
 
 // One size's run as the loop takes it.
 BwRun size_run(const BwOptions& o, std::uint32_t size, const Roles& roles, bool client,
-               const verbs::TestResources& first, net::Exchange& ex,
+               const verbs::LinkResources& first, net::Exchange& ex,
                const std::function<void(std::uint32_t, double, double)>& progress)
 {
     BwRun run;
@@ -287,7 +287,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     // 2. One set of resources per QP, sized for the largest message.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
     const BwQps side = create_bw_qps(o, cpus, roles, largest);
-    const verbs::TestResources& first = *side.qps.front();
+    const verbs::LinkResources& first = *side.qps.front();
     check_ud_fits(o, first, largest);
     connect_qps(side, ex, o, roles);
     report::BwReport rep = bw_report_header(o, ex, first, clock, cpus);

@@ -9,12 +9,12 @@
 #include <functional>
 #include <string>
 
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 #include "src/report/bandwidth.hpp"
 
 namespace qps::perf {
 
-struct BwOptions : TestOptions {
+struct BwOptions : LinkOptions {
     BwOptions()
     {
         op = Op::write;

@@ -20,7 +20,7 @@
 #include "src/ops/bw.hpp"
 #include "src/ops/loopback.hpp"
 #include "src/verbs/discovery.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::health {
 
@@ -203,7 +203,7 @@ void check_memlock_and_rdma_cm(const DoctorOptions& o, std::vector<Finding>& out
 {
     const std::uint64_t needed =
         o.memlock_needed ? o.memlock_needed
-                         : verbs::registered_bytes(perf::test_setup(perf::BwOptions{}, perf::BwOptions{}.sizes.front()));
+                         : verbs::registered_bytes(perf::link_setup(perf::BwOptions{}, perf::BwOptions{}.sizes.front()));
     out.push_back(check_memlock(read_memlock(), needed, "a default qpscope bw test's buffers"));
 
     out.push_back(check_rdma_cm_file(read_device_file("/dev/infiniband/rdma_cm")));

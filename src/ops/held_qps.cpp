@@ -17,7 +17,7 @@
 #include "src/verbs/create_qp.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/handles.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::qp {
 

@@ -4,67 +4,35 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fmt/format.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "src/error.hpp"
+#include "src/net/deadline_io.hpp"
 #include "src/util/json_text.hpp"
 
 namespace qps::qp {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Waits until fd is ready for `events` or the deadline passes.
-void wait_ready(int fd, short events, Clock::time_point deadline, const char* what)
+void write_all(int fd, std::string_view bytes, net::IoClock::time_point deadline)
 {
-    for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        if (left.count() <= 0)
-            throw TimeoutError(fmt::format("holder connection: timed out {}", what));
-        pollfd p{fd, events, 0};
-        const int n = ::poll(&p, 1, static_cast<int>(left.count()));
-        if (n > 0)
-            return;
-        if (n < 0 && errno != EINTR)
-            throw SystemError("poll", errno);
-    }
+    const net::Transfer t = net::send_until(fd, bytes, deadline, "holder", "sending to the holder");
+    if (t.end == net::IoEnd::timed_out)
+        throw TimeoutError("holder connection: timed out sending");
+    if (t.end != net::IoEnd::done)
+        throw SystemError("send to holder", t.err);
 }
 
-void write_all(int fd, const char* data, std::size_t size, Clock::time_point deadline)
+void read_all(int fd, char* data, std::size_t size, net::IoClock::time_point deadline)
 {
-    while (size > 0) {
-        wait_ready(fd, POLLOUT, deadline, "sending");
-        // MSG_DONTWAIT: a blocking send would wait for the peer to read it all,
-        // past the deadline.
-        const ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN)
-                continue;
-            throw SystemError("send to holder", errno);
-        }
-        data += n;
-        size -= static_cast<std::size_t>(n);
-    }
-}
-
-void read_all(int fd, char* data, std::size_t size, Clock::time_point deadline)
-{
-    while (size > 0) {
-        wait_ready(fd, POLLIN, deadline, "receiving");
-        const ssize_t n = ::recv(fd, data, size, MSG_DONTWAIT);
-        if (n == 0)
-            throw OperationError("holder connection closed in the middle of a message");
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN)
-                continue;
-            throw SystemError("recv from holder", errno);
-        }
-        data += n;
-        size -= static_cast<std::size_t>(n);
-    }
+    const net::Transfer t = net::receive_until(fd, data, size, deadline, "holder", "waiting for the holder");
+    if (t.end == net::IoEnd::timed_out)
+        throw TimeoutError("holder connection: timed out receiving");
+    if (t.end == net::IoEnd::closed)
+        throw OperationError("holder connection closed in the middle of a message");
+    if (t.end == net::IoEnd::reset)
+        throw SystemError("recv from holder", t.err);
 }
 
 }  // namespace
@@ -75,15 +43,15 @@ void send_message(int fd, const Json& message, std::chrono::milliseconds timeout
     if (body.size() > max_message_bytes)
         throw OperationError(fmt::format("holder message of {} bytes exceeds the limit of {}", body.size(),
                                          max_message_bytes));
-    const auto deadline = Clock::now() + timeout;
+    const auto deadline = net::IoClock::now() + timeout;
     const std::uint32_t len = htonl(static_cast<std::uint32_t>(body.size()));
-    write_all(fd, reinterpret_cast<const char*>(&len), sizeof len, deadline);
-    write_all(fd, body.data(), body.size(), deadline);
+    write_all(fd, {reinterpret_cast<const char*>(&len), sizeof len}, deadline);
+    write_all(fd, body, deadline);
 }
 
 Json receive_message(int fd, std::chrono::milliseconds timeout)
 {
-    const auto deadline = Clock::now() + timeout;
+    const auto deadline = net::IoClock::now() + timeout;
     std::uint32_t len = 0;
     read_all(fd, reinterpret_cast<char*>(&len), sizeof len, deadline);
     len = ntohl(len);

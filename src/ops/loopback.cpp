@@ -11,8 +11,8 @@
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/clock.hpp"
 #include "src/perf/pingpong/loop.hpp"
-#include "src/perf/test_common.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/perf/link_common.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::perf {
 
@@ -35,22 +35,20 @@ struct Pipe {
     Pipe& operator=(const Pipe&) = delete;
 };
 
-void connect_pair(verbs::TestResources& a, verbs::TestResources& b)
+void connect_pair(verbs::LinkResources& a, verbs::LinkResources& b)
 {
-    const verbs::RemoteEndpoint to_b = remote_from(endpoint_from(b.local()));
-    const verbs::RemoteEndpoint to_a = remote_from(endpoint_from(a.local()));
-    a.connect(to_b);
-    b.connect(to_a);
+    a.connect(b.local());
+    b.connect(a.local());
 }
 
 void run_write_bandwidth(const LoopbackSpec& spec, const Clock& clock, LoopbackResult& r)
 {
-    verbs::TestSetup setup;
+    verbs::LinkSetup setup;
     setup.device = spec.device;
     setup.opened = verbs::open_shared_device(spec.device);  // both QPs on one context
     setup.port = static_cast<std::uint8_t>(spec.port);
     setup.buffer_bytes = 65536;
-    verbs::TestResources a(setup), b(setup);
+    verbs::LinkResources a(setup), b(setup);
     connect_pair(a, b);
     // The write's target does nothing: only the sender runs. Its "peer
     // done" is our own signal once it has sent.
@@ -86,12 +84,12 @@ LoopbackResult run_loopback(const LoopbackSpec& spec)
     LoopbackResult r;
     const Clock clock = Clock::system();
     try {
-        verbs::TestSetup setup;
+        verbs::LinkSetup setup;
         setup.device = spec.device;
         setup.opened = verbs::open_shared_device(spec.device);  // both QPs on one context
         setup.port = static_cast<std::uint8_t>(spec.port);
         setup.buffer_bytes = std::max<std::uint32_t>(spec.size, 64);
-        verbs::TestResources a(setup), b(setup);
+        verbs::LinkResources a(setup), b(setup);
         r.gid_index = a.gid().index;
         connect_pair(a, b);
         prepost_receives(a, spec.size);

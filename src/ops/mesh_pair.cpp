@@ -10,9 +10,9 @@
 #include "src/net/messages.hpp"
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/pingpong/loop.hpp"
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 #include "src/util/json_text.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::mesh {
 
@@ -100,7 +100,7 @@ BandwidthFigures bandwidth_figures(const report::DirectionStats& d)
 
 // A write run from this side; its own "peer done" is a pipe it writes
 // itself once it has sent (the target of writes has nothing to poll).
-perf::BwResult send_writes(verbs::TestResources& res, const PairContext& ctx, const perf::Clock& clock)
+perf::BwResult send_writes(verbs::LinkResources& res, const PairContext& ctx, const perf::Clock& clock)
 {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
@@ -133,7 +133,7 @@ perf::BwResult send_writes(verbs::TestResources& res, const PairContext& ctx, co
 }
 
 // One direction: `sender` writes, the other checks what arrived.
-void bandwidth_direction(Steps& steps, verbs::TestResources& res, const PairContext& ctx, const perf::Clock& clock,
+void bandwidth_direction(Steps& steps, verbs::LinkResources& res, const PairContext& ctx, const perf::Clock& clock,
                          bool i_send, std::string_view step, std::optional<BandwidthFigures>& figures,
                          std::string& verified)
 {
@@ -175,25 +175,25 @@ PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& c
             if (!r->setup_error.empty())
                 throw PairFailure(fmt::format("{} could not set up: {}", rank_name(*r), r->setup_error));
 
-        verbs::TestSetup setup;
+        verbs::LinkSetup setup;
         setup.device = ctx.mine->device;
         setup.opened = ctx.device;
         setup.port = static_cast<std::uint8_t>(ctx.mine->port);
         setup.gid_index = ctx.mine->gid_index;
         setup.buffer_bytes = std::max({ctx.tests.lat_size, ctx.tests.bw_size, 64u});
         setup.max_inline = std::min<std::uint32_t>(ctx.tests.lat_size, 256);
-        std::optional<verbs::TestResources> res;
+        std::optional<verbs::LinkResources> res;
         try {
             res.emplace(setup);
         } catch (const std::exception& e) {
             steps.fail("endpoint", e.what());
         }
         const Json theirs =
-            steps.swap("endpoint", Json{{"endpoint", net::to_message(perf::endpoint_from(res->local()))}});
+            steps.swap("endpoint", Json{{"endpoint", net::to_message(res->local())}});
         try {
             if (!theirs.contains("endpoint"))
                 throw std::runtime_error("the partner's endpoint message has no endpoint");
-            res->connect(perf::remote_from(net::parse_endpoint(theirs["endpoint"])));
+            res->connect(net::parse_endpoint(theirs["endpoint"]));
             perf::prepost_receives(*res, ctx.tests.lat_size);
         } catch (const std::exception& e) {
             steps.fail("connect", e.what());

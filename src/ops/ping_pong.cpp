@@ -17,7 +17,7 @@
 #include "src/perf/clock.hpp"
 #include "src/perf/crew.hpp"
 #include "src/perf/sizes.hpp"
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 
 namespace qps::perf {
 
@@ -71,16 +71,16 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
 
 // One QP per thread (pair t here talks to pair t of the peer), sized for
 // the largest message, connected, with receives posted for the send op.
-std::vector<std::unique_ptr<verbs::TestResources>> connect_pairs(const PingPongOptions& o, net::Exchange& ex,
+std::vector<std::unique_ptr<verbs::LinkResources>> connect_pairs(const PingPongOptions& o, net::Exchange& ex,
                                                                  std::uint32_t largest)
 {
-    verbs::TestSetup setup = test_setup(o, largest);
-    std::vector<std::unique_ptr<verbs::TestResources>> pairs;
+    verbs::LinkSetup setup = link_setup(o, largest);
+    std::vector<std::unique_ptr<verbs::LinkResources>> pairs;
     for (std::uint32_t t = 0; t < o.threads; ++t)
-        pairs.push_back(std::make_unique<verbs::TestResources>(setup));
+        pairs.push_back(std::make_unique<verbs::LinkResources>(setup));
     check_ud_fits(o, *pairs.front(), largest);
     for (auto& pair : pairs) {
-        pair->connect(remote_from(ex.endpoints(endpoint_from(pair->local()))));
+        pair->connect(ex.endpoints(pair->local()));
         if (o.op == Op::send)
             prepost_receives(*pair, largest);
     }
@@ -88,7 +88,7 @@ std::vector<std::unique_ptr<verbs::TestResources>> connect_pairs(const PingPongO
 }
 
 // The report before any size: the test, the sides, the clock.
-report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange& ex, const verbs::TestResources& res,
+report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
                                         const Clock& clock, const std::vector<int>& cpus)
 {
     report::PingPongReport rep;
@@ -109,7 +109,7 @@ report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange&
 // watches the crew's end signal in place of the socket, the coordinator
 // keeps the heartbeats going (src/perf/crew.hpp). Returns why the peer
 // was lost, or "".
-std::string run_pairs(const std::vector<std::unique_ptr<verbs::TestResources>>& pairs, const LatencyRun& run,
+std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& pairs, const LatencyRun& run,
                       Role role, const std::vector<int>& cpus, net::Exchange& ex, std::chrono::milliseconds timeout,
                       const Clock& clock, std::vector<LatencyResult>& results)
 {
@@ -178,7 +178,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     // 2. Resources sized for the largest message, then the endpoints.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
     const auto pairs = connect_pairs(o, ex, largest);
-    const verbs::TestResources& res = *pairs.front();
+    const verbs::LinkResources& res = *pairs.front();
     report::PingPongReport rep = ping_pong_header(o, ex, res, clock, cpus);
 
     // 3. One run per size, between barriers; the server reports back.

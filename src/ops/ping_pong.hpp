@@ -15,7 +15,7 @@
 
 namespace qps::perf {
 
-struct PingPongOptions : TestOptions {
+struct PingPongOptions : LinkOptions {
     std::size_t histogram_rows = 0;  // 0: no histogram
 };
 

@@ -7,7 +7,7 @@
 
 namespace qps::perf {
 
-void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
+void check_local(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
 {
     health::PreflightSpec spec;
     spec.device = o.device;
@@ -16,7 +16,7 @@ void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
     if (o.mtu)
         spec.mtu = *o.mtu;
     spec.cpu = o.cpu;
-    spec.memlock_bytes = qps * verbs::registered_bytes(test_setup(o, largest));
+    spec.memlock_bytes = qps * verbs::registered_bytes(link_setup(o, largest));
     spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
                                     largest);
     if (!o.host.empty())
@@ -28,7 +28,7 @@ void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps)
     o.gid_kinds = std::move(checked.gid_kinds);
 }
 
-std::vector<int> check_side(TestOptions& o, std::uint32_t qps)
+std::vector<int> check_side(LinkOptions& o, std::uint32_t qps)
 {
     check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
     return worker_cpus(o);

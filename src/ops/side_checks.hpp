@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 
 namespace qps::perf {
 
@@ -14,11 +14,11 @@ namespace qps::perf {
 // network step: the device file, the port, -x, --mtu, -c, and locked memory
 // for `qps` QPs' buffers sized for `largest`. Throws the first failure; sets
 // o.device to the device it checked ("" = the first).
-void check_local(TestOptions& o, std::uint32_t largest, std::uint32_t qps);
+void check_local(LinkOptions& o, std::uint32_t largest, std::uint32_t qps);
 
 // check_local for the options' largest size and `qps` QPs, then the
 // worker threads' CPUs (worker_cpus): what a side checks before it
 // listens or connects, and again after adopting the client's parameters.
-std::vector<int> check_side(TestOptions& o, std::uint32_t qps);
+std::vector<int> check_side(LinkOptions& o, std::uint32_t qps);
 
 }  // namespace qps::perf

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "src/error.hpp"
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 
 namespace qps::perf {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "src/json.hpp"
-#include "src/report/test_header.hpp"
+#include "src/report/link_header.hpp"
 
 namespace qps::report {
 
@@ -60,7 +60,7 @@ struct BwSizeResult {
     std::optional<SideStats> peer;
 };
 
-struct BwReport : TestHeader {
+struct BwReport : LinkHeader {
     bool bidir = false;
     std::uint32_t threads = 1;
     std::vector<int> cpus;  // this side's worker CPUs (bw --threads), or -c

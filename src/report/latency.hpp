@@ -8,7 +8,7 @@
 
 #include "src/json.hpp"
 #include "src/report/histogram.hpp"
-#include "src/report/test_header.hpp"
+#include "src/report/link_header.hpp"
 
 namespace qps::report {
 
@@ -77,7 +77,7 @@ struct SizeResult {
     std::optional<LatencyStats> peer;
 };
 
-struct PingPongReport : TestHeader {
+struct PingPongReport : LinkHeader {
     bool one_way = true;  // latency is half the round trip (send, write); read reports the round trip
     std::string clock_why;
     double clock_ticks_per_ns = 0;

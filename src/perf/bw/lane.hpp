@@ -15,8 +15,8 @@
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/perf/bw/loop.hpp"
-#include "src/perf/test_common.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/perf/link_common.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::perf {
 
@@ -26,7 +26,7 @@ inline constexpr std::uint64_t no_limit = std::numeric_limits<std::uint64_t>::ma
 // One QP's send and receive state, its WR chains built once.
 class Lane {
 public:
-    Lane(verbs::TestResources& res, const BwRun& run) : res_(res), run_(run)
+    Lane(verbs::LinkResources& res, const BwRun& run) : res_(res), run_(run)
     {
         wr_.resize(run.post_list);
         sge_.resize(run.post_list);
@@ -163,7 +163,7 @@ private:
         outstanding_receives_ += n;
     }
 
-    verbs::TestResources& res_;
+    verbs::LinkResources& res_;
     const BwRun& run_;
     std::vector<ibv_send_wr> wr_;
     std::vector<ibv_sge> sge_;

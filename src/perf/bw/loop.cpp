@@ -69,7 +69,7 @@ BwResult run_as_target(const BwRun& run, const Clock& clock, const RunEntry& ent
     return r;
 }
 
-std::vector<Lane> make_lanes(const std::vector<verbs::TestResources*>& resources, const BwRun& run)
+std::vector<Lane> make_lanes(const std::vector<verbs::LinkResources*>& resources, const BwRun& run)
 {
     std::vector<Lane> lanes;
     lanes.reserve(resources.size());
@@ -393,7 +393,7 @@ namespace hot {
 
 }  // namespace hot
 
-void post_initial_receives(verbs::TestResources& res, std::uint32_t rx_depth)
+void post_initial_receives(verbs::LinkResources& res, std::uint32_t rx_depth)
 {
     BwRun run;
     run.rx_depth = rx_depth;
@@ -402,7 +402,7 @@ void post_initial_receives(verbs::TestResources& res, std::uint32_t rx_depth)
     lane.refill_receives();
 }
 
-BwResult run_bandwidth(const std::vector<verbs::TestResources*>& resources, const BwRun& run, const Clock& clock)
+BwResult run_bandwidth(const std::vector<verbs::LinkResources*>& resources, const BwRun& run, const Clock& clock)
 {
     const bool crewed = run.crew.size > 1;
     const RunEntry entry(crewed, clock);

@@ -1,5 +1,5 @@
 // The bandwidth loop: one side's part of a send, RDMA write or RDMA read
-// bandwidth test over one or more connected TestResources (one per QP).
+// bandwidth test over one or more connected LinkResources (one per QP).
 //
 // A sending side keeps every send queue full, posts chains of --post-list
 // WRs, signals one WR in --cq-mod and polls completions in batches; a
@@ -34,10 +34,10 @@
 
 #include "src/perf/clock.hpp"
 #include "src/perf/cpu.hpp"
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 #include "src/perf/windows.hpp"
 #include "src/report/bandwidth.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::perf {
 
@@ -94,9 +94,9 @@ struct BwResult {
 // Receive WRs for the send op: called once after connect, before the first
 // barrier, on a side that receives; every run starts with and leaves each
 // QP with rx_depth receives posted.
-void post_initial_receives(verbs::TestResources& res, std::uint32_t rx_depth);
+void post_initial_receives(verbs::LinkResources& res, std::uint32_t rx_depth);
 
-BwResult run_bandwidth(const std::vector<verbs::TestResources*>& lanes, const BwRun& run, const Clock& clock);
+BwResult run_bandwidth(const std::vector<verbs::LinkResources*>& lanes, const BwRun& run, const Clock& clock);
 
 // The pattern a size's data carries (sender's buffer, read target), and the
 // check of what arrived: "ok" or where it first differs.

@@ -20,7 +20,7 @@
 namespace qps::perf {
 
 struct WorkerPlan {
-    std::vector<verbs::TestResources*> lanes;  // this thread's QPs
+    std::vector<verbs::LinkResources*> lanes;  // this thread's QPs
     int cpu = -1;                              // -1: not pinned
 };
 

@@ -74,7 +74,7 @@ struct Requests {
     ibv_sge rsge{};
     ibv_recv_wr recv{};
 
-    Requests(verbs::TestResources& res, const LatencyRun& run)
+    Requests(verbs::LinkResources& res, const LatencyRun& run)
     {
         prepare_send_wr(signalled, sge, res, run.op, run.size);
         const unsigned flags = run.use_inline ? IBV_SEND_INLINE : 0;
@@ -94,7 +94,7 @@ inline std::uint8_t next_marker(std::uint8_t m) { return m == 255 ? 1 : static_c
 // into locals so the compiler can keep them in registers across the
 // provider's calls.
 struct Loop {
-    verbs::TestResources& res;
+    verbs::LinkResources& res;
     const LatencyRun& run;
     bool tsc;
     Watchdog& dog;
@@ -309,7 +309,7 @@ namespace hot {
 
 }  // namespace hot
 
-void prepost_receives(verbs::TestResources& res, std::uint32_t size)
+void prepost_receives(verbs::LinkResources& res, std::uint32_t size)
 {
     LatencyRun run;
     run.size = size;
@@ -318,7 +318,7 @@ void prepost_receives(verbs::TestResources& res, std::uint32_t size)
         post_recv(res.qp(), &wrs.recv);
 }
 
-LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun& run, const Clock& clock)
+LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun& run, const Clock& clock)
 {
     if (run.op == Op::read && role == Role::server)
         return serve_read(run);

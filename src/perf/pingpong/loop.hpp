@@ -1,5 +1,5 @@
 // The latency ping-pong loops: one side's part of a send, RDMA write or RDMA
-// read ping-pong on connected TestResources. Busy-polling, sparse signalling,
+// read ping-pong on connected LinkResources. Busy-polling, sparse signalling,
 // work requests built once, no allocation, logging or virtual calls per
 // message: a sample is one store into a preallocated log (the client's two:
 // the round trip and the post tick), binned into histograms after the loop. A watchdog (checked every few thousand
@@ -13,9 +13,9 @@
 #include <string>
 
 #include "src/perf/clock.hpp"
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 #include "src/report/histogram.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::perf {
 
@@ -48,10 +48,10 @@ struct LatencyResult {
 // makes sure). The client drives; the server answers. In duration mode the
 // client stops after `duration` and the server stops when the peer's
 // out-of-band socket becomes readable.
-LatencyResult run_latency(verbs::TestResources& res, Role role, const LatencyRun& run, const Clock& clock);
+LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun& run, const Clock& clock);
 
 // Receives posted before the peer may send (send op): call before the
 // barrier that precedes run_latency.
-void prepost_receives(verbs::TestResources& res, std::uint32_t size);
+void prepost_receives(verbs::LinkResources& res, std::uint32_t size);
 
 }  // namespace qps::perf

@@ -7,7 +7,7 @@
 #include "src/ops/bw.hpp"
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/cpu.hpp"
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 #include "src/perf/windows.hpp"
 #include "src/report/bandwidth.hpp"
 
@@ -170,7 +170,7 @@ TEST_CASE("bw side stats: JSON round trip, null directions, malformed peer repor
 
 TEST_CASE("test parameters: the server adopts what the client sends; a bad value is named")
 {
-    TestOptions client;
+    LinkOptions client;
     client.op = Op::write;
     client.transport = IBV_QPT_UC;
     client.sizes = {64, 4096};
@@ -178,7 +178,7 @@ TEST_CASE("test parameters: the server adopts what the client sends; a bad value
     client.duration_s = 2.5;
     client.inline_mode = InlineMode::off;
     client.mtu = IBV_MTU_2048;
-    TestOptions server;
+    LinkOptions server;
     adopt_common(server, common_params(client));
     CHECK(server.op == Op::write);
     CHECK(server.transport == IBV_QPT_UC);

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 
 namespace qps::cli {
 
-struct TestFlags {
+struct LinkFlags {
     std::string host;
     std::string device;
     unsigned port = 1;
@@ -30,7 +30,7 @@ struct TestFlags {
     std::string cpus;
 };
 
-struct TestDefaults {
+struct LinkDefaults {
     const char* op;
     const char* sizes;
     std::uint64_t iterations;
@@ -40,10 +40,10 @@ struct TestDefaults {
 };
 
 // Registers the shared options on `cmd` with these defaults.
-void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d);
+void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d);
 // Fills the shared part of the options; names the test parameters given
 // explicitly (a server compares them with the client's), plus `extra` names.
-void to_test_options(const CLI::App* cmd, const TestFlags& f, perf::TestOptions& o,
+void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions& o,
                      const std::vector<const char*>& extra = {});
 
 }  // namespace qps::cli

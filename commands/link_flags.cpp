@@ -1,4 +1,4 @@
-#include "commands/test_flags.hpp"
+#include "commands/link_flags.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 
 namespace qps::cli {
 
-void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d)
+void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
 {
     f.op = d.op;
     f.sizes = d.sizes;
@@ -66,7 +66,7 @@ void add_test_options(CLI::App* cmd, TestFlags& f, const TestDefaults& d)
                     "--threads to their count when it is not given");
 }
 
-void to_test_options(const CLI::App* cmd, const TestFlags& f, perf::TestOptions& o,
+void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions& o,
                      const std::vector<const char*>& extra)
 {
     o.host = f.host;

@@ -4,6 +4,7 @@
 // Declared parent-first so they are destroyed child-first.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <infiniband/verbs.h>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/net/endpoint.hpp"
 #include "src/qp/attributes.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/gid_choice.hpp"
@@ -24,7 +26,7 @@ inline int dereg_mr_rc(ibv_mr* mr) { return ibv_dereg_mr(mr); }
 using MemoryRegion = std::unique_ptr<ibv_mr, Destroy<&dereg_mr_rc>>;
 using AddressHandle = std::unique_ptr<ibv_ah, Destroy<&ibv_destroy_ah>>;
 
-struct TestSetup {
+struct LinkSetup {
     std::string device;              // "" = the first
     std::uint8_t port = 1;
     std::optional<std::uint32_t> gid_index;  // nullopt = choose the best
@@ -41,31 +43,9 @@ struct TestSetup {
     SharedDevice opened;
 };
 
-// What the peer needs to reach this side, and what this side chose.
-struct LocalEndpoint {
-    std::uint32_t qpn = 0, psn = 0;
-    std::uint16_t lid = 0;
-    std::array<std::uint8_t, 16> gid{};
-    std::uint32_t gid_index = 0;
-    std::uint32_t rkey = 0;
-    std::uint64_t addr = 0, size = 0;  // the receive half of the buffer
-    ibv_mtu mtu = IBV_MTU_1024;
-    std::uint8_t max_dest_rd_atomic = 1;  // RDMA reads this QP serves in flight
-};
-
-struct RemoteEndpoint {
-    std::uint32_t qpn = 0, psn = 0;
-    std::uint16_t lid = 0;
-    std::array<std::uint8_t, 16> gid{};
-    std::uint32_t rkey = 0;
-    std::uint64_t addr = 0, size = 0;
-    ibv_mtu mtu = IBV_MTU_1024;
-    std::uint8_t max_dest_rd_atomic = 1;  // RDMA reads the peer's QP serves in flight
-};
-
-// The bytes one TestResources pins against RLIMIT_MEMLOCK for `setup`: the
+// The bytes one LinkResources pins against RLIMIT_MEMLOCK for `setup`: the
 // send and the receive half (each rounded up to 64 bytes), in whole pages.
-std::size_t registered_bytes(const TestSetup& setup);
+std::size_t registered_bytes(const LinkSetup& setup);
 
 // The text a SystemError of a verb in our own flow carries after the errno:
 // what the errno means for that verb (decode/verbs_errno.hpp, the table
@@ -73,17 +53,17 @@ std::size_t registered_bytes(const TestSetup& setup);
 // may be empty), the explain command that lists the checks, then `otherwise`.
 std::string verb_failure_hint(std::string_view verb, int err, const std::string& passed, std::string_view otherwise);
 
-class TestResources {
+class LinkResources {
 public:
     // Opens the device, creates everything, moves the QP to INIT.
-    explicit TestResources(const TestSetup& setup);
+    explicit LinkResources(const LinkSetup& setup);
     // INIT -> RTR -> RTS towards the peer (UD: RTR/RTS and an address handle).
-    void connect(const RemoteEndpoint& peer);
+    void connect(const net::Endpoint& peer);
     // "sgid_index 1 = <gid> (IPv4 192.0.2.1), dgid <gid> (...)": the address
     // attributes connect() passes towards `peer`.
-    std::string address_passed(const RemoteEndpoint& peer) const;
+    std::string address_passed(const net::Endpoint& peer) const;
 
-    const LocalEndpoint& local() const { return local_; }
+    const net::Endpoint& local() const { return local_; }
     const GidChoice& gid() const { return gid_; }
     std::uint32_t granted_inline() const { return granted_inline_; }
     std::uint8_t* send_buf() const { return buffer_.get(); }
@@ -94,10 +74,12 @@ public:
     ibv_cq* recv_cq() const { return recv_cq_.get(); }
     ibv_ah* ah() const { return ah_.get(); }
     std::uint32_t remote_qpn() const { return remote_.qpn; }
-    const RemoteEndpoint& remote() const { return remote_; }
+    const net::Endpoint& remote() const { return remote_; }
     ibv_qp_type type() const { return setup_.type; }
     const std::string& device_name() const { return device_name_; }
     ibv_port_attr port_attr() const;
+    // The path MTU connect() set: the lower of both sides' (bytes).
+    std::uint32_t path_mtu_bytes() const { return std::min(local_.mtu, remote_.mtu); }
     // RDMA reads (and atomics) this side keeps in flight once connected:
     // this device's initiator limit or the peer's responder limit, the lower.
     std::uint8_t reads_in_flight() const { return rd_atomic_; }
@@ -105,9 +87,9 @@ public:
 private:
     // OperationError when this side's GID and the peer's are of different IP
     // families on RoCE (IPv4-mapped against IPv6), before any verb sees them.
-    void check_gid_families(const RemoteEndpoint& peer) const;
+    void check_gid_families(const net::Endpoint& peer) const;
 
-    TestSetup setup_;
+    LinkSetup setup_;
     std::string device_name_;
     GidChoice gid_;
     SharedDevice device_;  // before the objects made on it: closed after them
@@ -124,8 +106,8 @@ private:
     // device's limit (announced in the endpoint). Both capped at 255, the
     // width of the QP attribute.
     std::uint8_t rd_atomic_ = 1, dest_rd_atomic_ = 1;
-    LocalEndpoint local_;
-    RemoteEndpoint remote_;
+    net::Endpoint local_;   // what the peer needs to reach this side (mtu: this side's wish)
+    net::Endpoint remote_;  // the peer's, once connected
 };
 
 // The GRH a UD receive buffer starts with.

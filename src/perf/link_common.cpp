@@ -1,4 +1,4 @@
-#include "src/perf/test_common.hpp"
+#include "src/perf/link_common.hpp"
 
 #include <algorithm>
 #include <array>
@@ -82,7 +82,7 @@ Op op_from(std::string_view name) { return value_of(op_names, name, "op"); }
 ibv_qp_type transport_from(std::string_view name) { return value_of(transport_names, name, "transport"); }
 InlineMode inline_from(std::string_view name) { return value_of(inline_names, name, "inline mode"); }
 
-Json common_params(const TestOptions& o)
+Json common_params(const LinkOptions& o)
 {
     return Json{{"op", op_name(o.op)},
                      {"transport", transport_name(o.transport)},
@@ -95,7 +95,7 @@ Json common_params(const TestOptions& o)
                      {"threads", o.threads}};
 }
 
-void adopt_common(TestOptions& o, const Json& p)
+void adopt_common(LinkOptions& o, const Json& p)
 {
     try {
         o.op = op_from(p.at("op").get<std::string>());
@@ -137,38 +137,7 @@ void check_op_transport(Op op, ibv_qp_type type)
                                      op_name(op), transport_name(type)));
 }
 
-verbs::RemoteEndpoint remote_from(const net::Endpoint& e)
-{
-    verbs::RemoteEndpoint r;
-    r.qpn = e.qpn;
-    r.psn = e.psn;
-    r.lid = e.lid;
-    r.gid = e.gid;
-    r.rkey = e.rkey;
-    r.addr = e.addr;
-    r.size = e.size;
-    r.mtu = decode::mtu_from_bytes(e.mtu).value_or(IBV_MTU_256);  // the exchange admits only valid MTUs
-    r.max_dest_rd_atomic = static_cast<std::uint8_t>(e.max_dest_rd_atomic);  // 1..255 after parsing
-    return r;
-}
-
-net::Endpoint endpoint_from(const verbs::LocalEndpoint& l)
-{
-    net::Endpoint e{};
-    e.qpn = l.qpn;
-    e.psn = l.psn;
-    e.lid = l.lid;
-    e.gid = l.gid;
-    e.gid_index = l.gid_index;
-    e.rkey = l.rkey;
-    e.addr = l.addr;
-    e.size = l.size;
-    e.mtu = 128u << l.mtu;
-    e.max_dest_rd_atomic = l.max_dest_rd_atomic;
-    return e;
-}
-
-void check_threads(const TestOptions& o)
+void check_threads(const LinkOptions& o)
 {
     if (o.threads < 1 || o.threads > max_threads)
         throw UsageError(fmt::format("--threads {} is out of range: valid are 1..{}", o.threads, max_threads));
@@ -181,7 +150,7 @@ void check_threads(const TestOptions& o)
                                      *o.cpu, o.threads));
 }
 
-std::vector<int> worker_cpus(const TestOptions& o)
+std::vector<int> worker_cpus(const LinkOptions& o)
 {
     const std::vector<int> allowed = health::allowed_cpus();
     if (!o.cpus.empty()) {
@@ -211,7 +180,7 @@ void pin_cpu(const std::optional<int>& cpu)
         throw SystemError(fmt::format("sched_setaffinity(cpu {})", *cpu), errno, "is that CPU online and allowed?");
 }
 
-net::Exchange open_exchange(const TestOptions& o, std::string_view test, const Json& mine, Json& theirs)
+net::Exchange open_exchange(const LinkOptions& o, std::string_view test, const Json& mine, Json& theirs)
 {
     const bool client = !o.host.empty();
     net::Channel channel = client ? net::Channel::connect(o.host, o.tcp_port, o.timeout)
@@ -234,9 +203,9 @@ std::string barrier_failure(net::Exchange& ex)
     }
 }
 
-verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest)
+verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest)
 {
-    verbs::TestSetup setup;
+    verbs::LinkSetup setup;
     setup.device = o.device;
     setup.port = o.port;
     setup.gid_index = o.gid_index;
@@ -250,15 +219,15 @@ verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest)
     return setup;
 }
 
-void check_ud_fits(const TestOptions& o, const verbs::TestResources& res, std::uint32_t largest)
+void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::uint32_t largest)
 {
-    const std::uint32_t mtu = 128u << res.local().mtu;
+    const std::uint32_t mtu = res.local().mtu;
     if (o.transport == IBV_QPT_UD && largest > mtu)
         throw UsageError(
             fmt::format("UD messages must fit the path MTU: size {} > {} bytes (use -m or smaller sizes)", largest, mtu));
 }
 
-void fill_header(report::TestHeader& h, const TestOptions& o, net::Exchange& ex, const verbs::TestResources& res,
+void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
                  const Clock& clock)
 {
     h.role = o.host.empty() ? "server" : "client";
@@ -269,7 +238,7 @@ void fill_header(report::TestHeader& h, const TestOptions& o, net::Exchange& ex,
     h.port = o.port;
     h.gid_index = res.local().gid_index;
     h.gid_why = res.gid().why;
-    h.mtu_bytes = 128u << std::min(res.local().mtu, res.remote().mtu);
+    h.mtu_bytes = res.path_mtu_bytes();
     h.inline_max = res.granted_inline();
     if (o.op == Op::read)
         h.reads_in_flight = res.reads_in_flight();
@@ -279,7 +248,7 @@ void fill_header(report::TestHeader& h, const TestOptions& o, net::Exchange& ex,
     h.clock_source = clock.info().source;
 }
 
-void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::TestResources& res, Op op, std::uint32_t size)
+void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::LinkResources& res, Op op, std::uint32_t size)
 {
     sge.addr = reinterpret_cast<std::uintptr_t>(res.send_buf());  // a read lands here too
     sge.length = size;
@@ -302,7 +271,7 @@ void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::TestResources& 
     }
 }
 
-void prepare_recv_wr(ibv_recv_wr& wr, ibv_sge& sge, const verbs::TestResources& res)
+void prepare_recv_wr(ibv_recv_wr& wr, ibv_sge& sge, const verbs::LinkResources& res)
 {
     sge.addr = reinterpret_cast<std::uintptr_t>(res.recv_buf());
     sge.length = static_cast<std::uint32_t>(res.local().size);

@@ -1,4 +1,4 @@
-#include "src/verbs/test_resources.hpp"
+#include "src/verbs/link_resources.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/decode/gid.hpp"
+#include "src/decode/port.hpp"
 #include "src/decode/verbs_errno.hpp"
 #include "src/error.hpp"
 #include "src/qp/plan.hpp"
@@ -24,7 +25,7 @@ std::uint32_t random_psn()
     return rd() & 0xffffff;
 }
 
-std::size_t half_bytes(const TestSetup& setup)
+std::size_t half_bytes(const LinkSetup& setup)
 {
     const std::size_t half = setup.buffer_bytes + (setup.type == IBV_QPT_UD ? ud_grh_bytes : 0);
     return (half + 63) & ~std::size_t{63};
@@ -32,9 +33,9 @@ std::size_t half_bytes(const TestSetup& setup)
 
 }  // namespace
 
-std::size_t registered_bytes(const TestSetup& setup) { return pinned_bytes(2 * half_bytes(setup)); }
+std::size_t registered_bytes(const LinkSetup& setup) { return pinned_bytes(2 * half_bytes(setup)); }
 
-TestResources::TestResources(const TestSetup& setup) : setup_(setup)
+LinkResources::LinkResources(const LinkSetup& setup) : setup_(setup)
 {
     device_ = setup.opened ? setup.opened : open_shared_device(setup.device);
     device_name_ = device_->name;
@@ -105,14 +106,15 @@ TestResources::TestResources(const TestSetup& setup) : setup_(setup)
     local_.rkey = mr_->rkey;
     local_.addr = reinterpret_cast<std::uintptr_t>(recv_buf());
     local_.size = half_;
-    local_.mtu = setup.mtu.value_or(pa.active_mtu);
-    local_.max_dest_rd_atomic = dest_rd_atomic_;
-    if (local_.mtu > pa.active_mtu)
-        throw UsageError(fmt::format("--mtu {} is above {} port {}'s active MTU of {} bytes", 128 << local_.mtu,
+    const ibv_mtu mtu = setup.mtu.value_or(pa.active_mtu);
+    if (mtu > pa.active_mtu)
+        throw UsageError(fmt::format("--mtu {} is above {} port {}'s active MTU of {} bytes", 128 << mtu,
                                      device_name_, setup.port, 128 << pa.active_mtu));
+    local_.mtu = 128u << mtu;
+    local_.max_dest_rd_atomic = dest_rd_atomic_;
 }
 
-ibv_port_attr TestResources::port_attr() const
+ibv_port_attr LinkResources::port_attr() const
 {
     ibv_port_attr pa{};
     if (int rc = ibv_query_port(device_->ctx.get(), setup_.port, &pa); rc != 0)
@@ -120,7 +122,7 @@ ibv_port_attr TestResources::port_attr() const
     return pa;
 }
 
-std::string TestResources::address_passed(const RemoteEndpoint& peer) const
+std::string LinkResources::address_passed(const net::Endpoint& peer) const
 {
     const auto with_ipv4 = [](const std::array<std::uint8_t, 16>& g) {
         const auto v4 = decode::gid_ipv4(g);
@@ -143,7 +145,7 @@ std::string verb_failure_hint(std::string_view verb, int err, const std::string&
     return fmt::format("{}", fmt::join(parts, "; "));
 }
 
-void TestResources::check_gid_families(const RemoteEndpoint& peer) const
+void LinkResources::check_gid_families(const net::Endpoint& peer) const
 {
     // RoCE v2 carries the GIDs as IP addresses: an IPv4-mapped source cannot
     // address an IPv6 destination or the other way round, and the kernel's
@@ -160,7 +162,7 @@ void TestResources::check_gid_families(const RemoteEndpoint& peer) const
         device_name_, setup_.port, address_passed(peer), device_name_, theirs_v4 ? "IPv4" : "IPv6"));
 }
 
-void TestResources::connect(const RemoteEndpoint& peer)
+void LinkResources::connect(const net::Endpoint& peer)
 {
     remote_ = peer;
     const bool global = !decode::gid_is_zero(peer.gid);
@@ -178,7 +180,9 @@ void TestResources::connect(const RemoteEndpoint& peer)
         given.sgid_index = static_cast<std::uint8_t>(local_.gid_index);
         given.hop_limit = 64;
     }
-    rd_atomic_ = std::min(rd_atomic_, std::max<std::uint8_t>(peer.max_dest_rd_atomic, 1));
+    // The exchange admits 1..255 only; a peer of another path is held to it.
+    rd_atomic_ = static_cast<std::uint8_t>(
+        std::min<std::uint32_t>(rd_atomic_, std::clamp<std::uint32_t>(peer.max_dest_rd_atomic, 1, 255)));
     given.max_rd_atomic = rd_atomic_;
     given.max_dest_rd_atomic = dest_rd_atomic_;
     given.timeout = 14;
@@ -187,7 +191,8 @@ void TestResources::connect(const RemoteEndpoint& peer)
     given.min_rnr_timer = 12;
     if (global)
         check_gid_families(peer);
-    const ibv_mtu mtu = std::min(local_.mtu, peer.mtu);
+    // The exchange admits only the five MTUs; 256 if a peer of another path sent another.
+    const ibv_mtu mtu = decode::mtu_from_bytes(std::min(local_.mtu, peer.mtu)).value_or(IBV_MTU_256);
     // What the QP has after RESET->INIT, for the address vector of the later
     // steps (which do not carry the port).
     ibv_qp_attr base{};

@@ -15,8 +15,8 @@
 #include "src/net/exchange.hpp"
 #include "src/net/messages.hpp"
 #include "src/perf/clock.hpp"
-#include "src/report/test_header.hpp"
-#include "src/verbs/test_resources.hpp"
+#include "src/report/link_header.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::perf {
 
@@ -25,7 +25,7 @@ enum class Role { client, server };
 enum class InlineMode { automatic, on, off };
 
 // What both tests take from the command line and send to the server.
-struct TestOptions {
+struct LinkOptions {
     std::string host;  // empty: serve
     std::uint16_t tcp_port = 18615;
     std::string device;
@@ -57,8 +57,8 @@ struct TestOptions {
 // The shared test parameters as they travel (flat: the exchange carries
 // scalars), and the server's adoption of the client's (OperationError
 // naming what is malformed or invalid; each test checks its combinations).
-Json common_params(const TestOptions& o);
-void adopt_common(TestOptions& o, const Json& p);
+Json common_params(const LinkOptions& o);
+void adopt_common(LinkOptions& o, const Json& p);
 
 std::string_view op_name(Op op);
 // The words, in table order (for the command line's checks and completions).
@@ -76,26 +76,23 @@ InlineMode inline_from(std::string_view name);
 // read, UD only sends).
 void check_op_transport(Op op, ibv_qp_type type);
 
-verbs::RemoteEndpoint remote_from(const net::Endpoint& e);
-net::Endpoint endpoint_from(const verbs::LocalEndpoint& l);
-
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
 
 inline constexpr std::uint32_t max_threads = 64;
 
 // --threads, --cpus and -c together: UsageError naming what is wrong.
-void check_threads(const TestOptions& o);
+void check_threads(const LinkOptions& o);
 
 // The CPUs of the worker threads: --cpus as given (each one allowed), else
 // `threads` CPUs this process may run on, the NIC's NUMA node first; empty
 // for one thread (-c pins it). UsageError when there are fewer allowed CPUs
 // than threads.
-std::vector<int> worker_cpus(const TestOptions& o);
+std::vector<int> worker_cpus(const LinkOptions& o);
 
 // Connects (client) or accepts one (server), then says hello and swaps the
 // test parameters: `theirs` gets the peer's. The server must adopt them.
-net::Exchange open_exchange(const TestOptions& o, std::string_view test, const Json& mine, Json& theirs);
+net::Exchange open_exchange(const LinkOptions& o, std::string_view test, const Json& mine, Json& theirs);
 
 // The barrier before a size's run (net::Exchange::ready): "" once both
 // sides are ready, or why the peer did not get there in time (a
@@ -103,14 +100,14 @@ net::Exchange open_exchange(const TestOptions& o, std::string_view test, const J
 std::string barrier_failure(net::Exchange& ex);
 
 // The resources of one QP for a test whose largest message is `largest`.
-verbs::TestSetup test_setup(const TestOptions& o, std::uint32_t largest);
+verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest);
 // UsageError when a UD message would not fit the path MTU.
-void check_ud_fits(const TestOptions& o, const verbs::TestResources& res, std::uint32_t largest);
+void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::uint32_t largest);
 
 // What both loops' runs (BwRun, LatencyRun) take from the options for one
 // size; each test sets the rest. Inline when the QP `res` grants it and the op sends data.
 template <class Run>
-void set_common_run(Run& run, const TestOptions& o, std::uint32_t size, const verbs::TestResources& res)
+void set_common_run(Run& run, const LinkOptions& o, std::uint32_t size, const verbs::LinkResources& res)
 {
     run.op = o.op;
     run.size = size;
@@ -123,14 +120,14 @@ void set_common_run(Run& run, const TestOptions& o, std::uint32_t size, const ve
 }
 
 // The report's header from the options, the exchange and the first QP.
-void fill_header(report::TestHeader& h, const TestOptions& o, net::Exchange& ex, const verbs::TestResources& res,
+void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
                  const Clock& clock);
 
 // A send WR (and its SGE) for `op` of `size` bytes from the send half, to
 // the peer's receive half; wr_id, flags and next are the caller's.
-void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::TestResources& res, Op op, std::uint32_t size);
+void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::LinkResources& res, Op op, std::uint32_t size);
 // A receive WR covering the whole receive half (so receives posted for one
 // size serve every size).
-void prepare_recv_wr(ibv_recv_wr& wr, ibv_sge& sge, const verbs::TestResources& res);
+void prepare_recv_wr(ibv_recv_wr& wr, ibv_sge& sge, const verbs::LinkResources& res);
 
 }  // namespace qps::perf

@@ -1,10 +1,10 @@
-#include "formatters/test_header.hpp"
+#include "formatters/link_header.hpp"
 
 #include "src/decode/port.hpp"
 
 namespace qps::fmt_out {
 
-void render_test_header(const report::TestHeader& h, Printer& p)
+void render_link_header(const report::LinkHeader& h, Printer& p)
 {
     using u64 = std::uint64_t;
     p.field("role", "role", h.role);
@@ -23,7 +23,7 @@ void render_test_header(const report::TestHeader& h, Printer& p)
         p.field("reads_in_flight", "RDMA reads in flight", u64{*h.reads_in_flight});
 }
 
-void render_test_length(const report::TestHeader& h, Printer& p, std::string_view what)
+void render_link_length(const report::LinkHeader& h, Printer& p, std::string_view what)
 {
     if (h.duration_s)
         p.field("duration_s", "measured seconds per size", *h.duration_s);

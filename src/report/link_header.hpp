@@ -8,7 +8,7 @@
 
 namespace qps::report {
 
-struct TestHeader {
+struct LinkHeader {
     std::string role;  // "client" or "server"
     std::string peer;  // host:port of the other side
     std::string op, transport;

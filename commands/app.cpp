@@ -111,7 +111,7 @@ int run(int argc, char** argv)
     const std::vector<std::string> words(argv + 1, argv + argc);
     std::string command;
     try {
-        const shell::CommandSpec model = describe_cli(app);
+        const completion::CommandSpec model = describe_cli(app);
         command = typed_command(model, words);
         // A mistyped command or option is named with the closest valid one.
         check_typed_words(model, words);

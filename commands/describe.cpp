@@ -35,13 +35,13 @@ std::optional<std::vector<std::string>> braced_words(const std::string& descript
 
 struct TypeKind {
     std::string_view type_name;
-    shell::ValueKind kind;
+    completion::ValueKind kind;
 };
 constexpr std::array<TypeKind, 4> type_kinds{{
-    {value_type::device, shell::ValueKind::device},
-    {value_type::port, shell::ValueKind::port},
-    {value_type::qpn, shell::ValueKind::qpn},
-    {value_type::host, shell::ValueKind::host},
+    {value_type::device, completion::ValueKind::device},
+    {value_type::port, completion::ValueKind::port},
+    {value_type::qpn, completion::ValueKind::qpn},
+    {value_type::host, completion::ValueKind::host},
 }};
 
 // The option's validators: CLI11 2.1 has no count, so index until it says
@@ -57,37 +57,37 @@ std::vector<CLI::Validator*> validators_of(CLI::Option& o)
     return out;
 }
 
-void describe_value(CLI::Option& o, shell::OptionSpec& spec)
+void describe_value(CLI::Option& o, completion::OptionSpec& spec)
 {
     if (o.get_expected_max() == 0) {
-        spec.kind = shell::ValueKind::flag;
+        spec.kind = completion::ValueKind::flag;
         return;
     }
     for (CLI::Validator* v : validators_of(o)) {
         auto words = braced_words(v->get_description());
         if (!words)
             continue;
-        spec.kind = v->get_name() == comma_list_name ? shell::ValueKind::comma_list : shell::ValueKind::choice;
+        spec.kind = v->get_name() == comma_list_name ? completion::ValueKind::comma_list : completion::ValueKind::choice;
         spec.words = std::move(*words);
         return;
     }
     // The type name without the validators' descriptions CLI11 appends.
     const std::string type = o.get_type_name().substr(0, o.get_type_name().find(':'));
-    spec.kind = shell::ValueKind::text;
+    spec.kind = completion::ValueKind::text;
     for (const auto& t : type_kinds)
         if (type == t.type_name)
             spec.kind = t.kind;
 }
 
-shell::CommandSpec describe_command(CLI::App& app, const std::vector<shell::OptionSpec>& inherited)
+completion::CommandSpec describe_command(CLI::App& app, const std::vector<completion::OptionSpec>& inherited)
 {
-    shell::CommandSpec cmd;
+    completion::CommandSpec cmd;
     cmd.name = app.get_name().empty() ? "qpscope" : app.get_name();
     cmd.description = app.get_description();
     for (CLI::Option* o : app.get_options()) {
         if (o->get_group().empty())
             continue;  // hidden
-        shell::OptionSpec spec;
+        completion::OptionSpec spec;
         for (const auto& s : o->get_snames())
             spec.names.push_back("-" + s);
         for (const auto& l : o->get_lnames())
@@ -105,7 +105,7 @@ shell::CommandSpec describe_command(CLI::App& app, const std::vector<shell::Opti
     if (app.get_fallthrough())
         for (const auto& o : inherited)
             if (std::none_of(o.names.begin(), o.names.end(),
-                             [&](const std::string& n) { return shell::find_option(cmd, n) != nullptr; }))
+                             [&](const std::string& n) { return completion::find_option(cmd, n) != nullptr; }))
                 cmd.options.push_back(o);
     for (CLI::App* sub : app.get_subcommands([](CLI::App* s) {
              return !s->get_group().empty() && !s->get_name().starts_with("__");
@@ -116,16 +116,16 @@ shell::CommandSpec describe_command(CLI::App& app, const std::vector<shell::Opti
 
 }  // namespace
 
-shell::CommandSpec describe_cli(CLI::App& app)
+completion::CommandSpec describe_cli(CLI::App& app)
 {
-    shell::CommandSpec root = describe_command(app, {});
+    completion::CommandSpec root = describe_command(app, {});
     root.name = "qpscope";  // CLI11 names the root after argv[0] once it has parsed
     return root;
 }
 
 namespace {
 
-[[noreturn]] void unknown_option(const shell::CommandSpec& cmd, const std::string& path, const std::string& name)
+[[noreturn]] void unknown_option(const completion::CommandSpec& cmd, const std::string& path, const std::string& name)
 {
     std::vector<std::string> long_names, all;
     for (const auto& o : cmd.options) {
@@ -155,9 +155,9 @@ namespace {
 // an unknown option or command throws UsageError naming the closest valid
 // one; otherwise the walk stops there. Returns the command path ("qp
 // create"), empty when no command was named.
-std::string walk_words(const shell::CommandSpec& root, const std::vector<std::string>& args, bool strict)
+std::string walk_words(const completion::CommandSpec& root, const std::vector<std::string>& args, bool strict)
 {
-    const shell::CommandSpec* cmd = &root;
+    const completion::CommandSpec* cmd = &root;
     std::string path;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -165,26 +165,26 @@ std::string walk_words(const shell::CommandSpec& root, const std::vector<std::st
             return path;
         if (a.starts_with("--")) {  // --name, --name=value, --name value
             const std::string name = a.substr(0, a.find('='));
-            const shell::OptionSpec* o = shell::find_option(*cmd, name);
+            const completion::OptionSpec* o = completion::find_option(*cmd, name);
             if (!o) {
                 if (strict)
                     unknown_option(*cmd, path, name);
                 continue;
             }
-            if (o->kind != shell::ValueKind::flag && name.size() == a.size())
+            if (o->kind != completion::ValueKind::flag && name.size() == a.size())
                 ++i;
             continue;
         }
         if (a.starts_with("-") && a.size() > 1 && !is_number(a)) {  // -d VALUE, -dVALUE, -qV
             for (std::size_t j = 1; j < a.size(); ++j) {
                 const std::string name = std::string("-") + a[j];
-                const shell::OptionSpec* o = shell::find_option(*cmd, name);
+                const completion::OptionSpec* o = completion::find_option(*cmd, name);
                 if (!o) {
                     if (strict)
                         unknown_option(*cmd, path, name);
                     break;
                 }
-                if (o->kind != shell::ValueKind::flag) {
+                if (o->kind != completion::ValueKind::flag) {
                     if (j + 1 == a.size())
                         ++i;
                     break;
@@ -196,7 +196,7 @@ std::string walk_words(const shell::CommandSpec& root, const std::vector<std::st
             continue;  // a positional
         if (a.starts_with("__"))
             return path;  // a hidden command: its own parser checks it
-        if (const shell::CommandSpec* sub = shell::find_command(*cmd, {a})) {
+        if (const completion::CommandSpec* sub = completion::find_command(*cmd, {a})) {
             cmd = sub;
             path = path.empty() ? a : path + " " + a;
             continue;
@@ -216,12 +216,12 @@ std::string walk_words(const shell::CommandSpec& root, const std::vector<std::st
 
 }  // namespace
 
-void check_typed_words(const shell::CommandSpec& root, const std::vector<std::string>& args)
+void check_typed_words(const completion::CommandSpec& root, const std::vector<std::string>& args)
 {
     walk_words(root, args, true);
 }
 
-std::string typed_command(const shell::CommandSpec& root, const std::vector<std::string>& args)
+std::string typed_command(const completion::CommandSpec& root, const std::vector<std::string>& args)
 {
     return walk_words(root, args, false);
 }
@@ -235,7 +235,7 @@ void register_complete_script(CLI::App& app)
     cmd->add_option("shell", *shell_name)->required()->transform(one_of({"bash", "zsh", "fish"}));
     cmd->add_option("-o,--output", *output, "Write the script to this file instead of stdout");
     cmd->callback([&app, shell_name, output] {
-        const std::string text = shell::script(*shell::parse_shell(*shell_name), describe_cli(app));
+        const std::string text = completion::script(*completion::parse_shell(*shell_name), describe_cli(app));
         if (output->empty()) {
             std::cout << text;
             return;

@@ -6,14 +6,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "src/shell/completion.hpp"
+#include "src/completion/completion.hpp"
 
 namespace qps::cli {
 
 // Hidden commands (`__holder`, `__complete-script`) and hidden options
 // (empty group) are left out. Options a subcommand inherits from its parents
 // (CLI11's fallthrough) are listed with its own.
-shell::CommandSpec describe_cli(CLI::App& app);
+completion::CommandSpec describe_cli(CLI::App& app);
 
 // Checks the words of a command line (argv without argv[0]) against the
 // model before CLI11 parses them, so that a mistyped subcommand or option is
@@ -21,12 +21,12 @@ shell::CommandSpec describe_cli(CLI::App& app);
 // 'ports'? commands are ports, qp, ping-pong", "unknown option --devcie: did
 // you mean --device?". Throws UsageError; words after a hidden command
 // (`__...`) or after "--" are not checked.
-void check_typed_words(const shell::CommandSpec& root, const std::vector<std::string>& args);
+void check_typed_words(const completion::CommandSpec& root, const std::vector<std::string>& args);
 
 // The command path the words name, as the JSON documents' "command" member
 // has it ("ports", "qp create"), or "" when they name none (`qpscope
 // prots`). Never throws: it stops at the first word it does not know.
-std::string typed_command(const shell::CommandSpec& root, const std::vector<std::string>& args);
+std::string typed_command(const completion::CommandSpec& root, const std::vector<std::string>& args);
 
 // The hidden `qpscope __complete-script bash|zsh|fish [-o FILE]` that prints
 // the completion script for `app` (CMake runs it at build time).

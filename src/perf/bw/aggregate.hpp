@@ -11,7 +11,7 @@
 #include <optional>
 #include <vector>
 
-#include "src/perf/windows.hpp"
+#include "src/perf/rate_windows.hpp"
 #include "src/report/bandwidth.hpp"
 
 namespace qps::perf {

@@ -12,7 +12,7 @@
 #include "src/perf/bw/lane.hpp"
 #include "src/perf/bw/span.hpp"
 #include "src/perf/watchdog.hpp"
-#include "src/perf/windows.hpp"
+#include "src/perf/rate_windows.hpp"
 
 namespace qps::perf {
 

@@ -35,7 +35,7 @@
 #include "src/perf/clock.hpp"
 #include "src/perf/cpu.hpp"
 #include "src/perf/link_common.hpp"
-#include "src/perf/windows.hpp"
+#include "src/perf/rate_windows.hpp"
 #include "src/report/bandwidth.hpp"
 #include "src/verbs/link_resources.hpp"
 

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "src/perf/clock.hpp"
-#include "src/perf/windows.hpp"
+#include "src/perf/rate_windows.hpp"
 #include "src/report/bandwidth.hpp"
 
 namespace qps::perf {

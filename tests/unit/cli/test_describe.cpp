@@ -13,10 +13,10 @@
 
 using namespace qps;
 using namespace qps::cli;
-using shell::ValueKind;
+using completion::ValueKind;
 
 namespace {
-shell::CommandSpec describe_qpscope()
+completion::CommandSpec describe_qpscope()
 {
     CLI::App app;
     GlobalOptions global;
@@ -24,7 +24,7 @@ shell::CommandSpec describe_qpscope()
     return describe_cli(app);
 }
 
-std::vector<std::string> names(const std::vector<shell::CommandSpec>& cmds)
+std::vector<std::string> names(const std::vector<completion::CommandSpec>& cmds)
 {
     std::vector<std::string> out;
     for (const auto& c : cmds)
@@ -32,11 +32,11 @@ std::vector<std::string> names(const std::vector<shell::CommandSpec>& cmds)
     return out;
 }
 
-const shell::OptionSpec& option(const shell::CommandSpec& root, std::vector<std::string> path, std::string_view name)
+const completion::OptionSpec& option(const completion::CommandSpec& root, std::vector<std::string> path, std::string_view name)
 {
-    const shell::CommandSpec* cmd = shell::find_command(root, path);
+    const completion::CommandSpec* cmd = completion::find_command(root, path);
     REQUIRE(cmd != nullptr);
-    const shell::OptionSpec* o = shell::find_option(*cmd, name);
+    const completion::OptionSpec* o = completion::find_option(*cmd, name);
     REQUIRE_MESSAGE(o != nullptr, name);
     return *o;
 }
@@ -51,7 +51,7 @@ std::string usage_error(std::vector<std::string> args)
     return "(accepted)";
 }
 
-void visit(const shell::CommandSpec& c, const std::function<void(const shell::CommandSpec&)>& fn)
+void visit(const completion::CommandSpec& c, const std::function<void(const completion::CommandSpec&)>& fn)
 {
     fn(c);
     for (const auto& s : c.subcommands)
@@ -64,7 +64,7 @@ TEST_CASE("the model of the command line: visible commands only")
     const auto root = describe_qpscope();
     CHECK(root.name == "qpscope");
     CHECK(names(root.subcommands) == std::vector<std::string>{"ports", "qp", "ping-pong", "bw", "doctor", "explain", "mesh"});
-    const auto* qp = shell::find_command(root, {"qp"});
+    const auto* qp = completion::find_command(root, {"qp"});
     REQUIRE(qp != nullptr);
     CHECK(names(qp->subcommands) ==
           std::vector<std::string>{"create", "modify", "query", "list", "post", "destroy"});
@@ -100,11 +100,11 @@ TEST_CASE("the model: options, inherited globals, value kinds and words")
     CHECK(option(root, {"qp", "create"}, "--type").words == std::vector<std::string>{"rc", "uc", "ud"});
     CHECK(option(root, {"qp", "list"}, "--state").kind == ValueKind::choice);
 
-    const auto* modify = shell::find_command(root, {"qp", "modify"});
+    const auto* modify = completion::find_command(root, {"qp", "modify"});
     REQUIRE(modify->positionals.size() == 1);
     CHECK(modify->positionals[0].name == "qpn");
     CHECK(modify->positionals[0].kind == ValueKind::qpn);
-    CHECK(shell::find_command(root, {"ping-pong"})->positionals.at(0).kind == ValueKind::host);
+    CHECK(completion::find_command(root, {"ping-pong"})->positionals.at(0).kind == ValueKind::host);
 }
 
 TEST_CASE("every device option and every QPN positional of every command says so")
@@ -113,7 +113,7 @@ TEST_CASE("every device option and every QPN positional of every command says so
     // ->type_name(value_type::device): this catches one that forgets.
     const auto root = describe_qpscope();
     int devices = 0;
-    visit(root, [&](const shell::CommandSpec& c) {
+    visit(root, [&](const completion::CommandSpec& c) {
         for (const auto& o : c.options)
             if (std::find(o.names.begin(), o.names.end(), "--device") != o.names.end()) {
                 CHECK_MESSAGE(o.kind == ValueKind::device, c.name);
@@ -139,10 +139,10 @@ TEST_CASE("a plain CLI::IsMember check is read back as a choice; hidden things a
     const auto root = describe_cli(app);
     REQUIRE(root.subcommands.size() == 1);
     const auto& s = root.subcommands[0];
-    CHECK(shell::find_option(s, "--pick")->kind == ValueKind::choice);
-    CHECK(shell::find_option(s, "--pick")->words == std::vector<std::string>{"x", "y"});
-    CHECK(shell::find_option(s, "--flag")->kind == ValueKind::flag);
-    CHECK(shell::find_option(s, "--secret") == nullptr);
+    CHECK(completion::find_option(s, "--pick")->kind == ValueKind::choice);
+    CHECK(completion::find_option(s, "--pick")->words == std::vector<std::string>{"x", "y"});
+    CHECK(completion::find_option(s, "--flag")->kind == ValueKind::flag);
+    CHECK(completion::find_option(s, "--secret") == nullptr);
 }
 
 TEST_CASE("one_of: any case becomes the listed word; a bad value is named with the closest")

@@ -289,7 +289,7 @@ TEST_CASE("v2: the error document's command is the command path typed, \"\" befo
     CLI::App app;
     cli::GlobalOptions global;
     cli::build_app(app, global);
-    const shell::CommandSpec root = cli::describe_cli(app);
+    const completion::CommandSpec root = cli::describe_cli(app);
     using W = std::vector<std::string>;
     CHECK(cli::typed_command(root, W{"--json", "ports", "-d", "nosuch"}) == "ports");
     CHECK(cli::typed_command(root, W{"ports", "--watch", "1", "--json"}) == "ports");

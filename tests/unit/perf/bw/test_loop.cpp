@@ -8,7 +8,7 @@
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/cpu.hpp"
 #include "src/perf/link_common.hpp"
-#include "src/perf/windows.hpp"
+#include "src/perf/rate_windows.hpp"
 #include "src/report/bandwidth.hpp"
 
 using namespace qps::perf;

@@ -9,7 +9,7 @@
 #include "src/ops/bw.hpp"
 #include "src/perf/bw/aggregate.hpp"
 #include "src/perf/cpu.hpp"
-#include "src/perf/windows.hpp"
+#include "src/perf/rate_windows.hpp"
 
 using namespace qps::perf;
 

@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "src/shell/completion.hpp"
+#include "src/completion/completion.hpp"
 
-using namespace qps::shell;
+using namespace qps::completion;
 
 namespace {
 // A small command line: `tool [--json] [--color WHEN] {run [-d DEV] [--mode M] [--flags L] QPN | empty}`.

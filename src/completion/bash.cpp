@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "src/shell/completion.hpp"
-#include "src/shell/writer.hpp"
+#include "src/completion/completion.hpp"
+#include "src/completion/writer.hpp"
 
-namespace qps::shell {
+namespace qps::completion {
 
 namespace {
 
@@ -196,4 +196,4 @@ std::string bash_script(const CommandSpec& root)
     return out;
 }
 
-}  // namespace qps::shell
+}  // namespace qps::completion

@@ -3,10 +3,10 @@
 // positional, each conditioned on the path.
 #include <fmt/format.h>
 
-#include "src/shell/completion.hpp"
-#include "src/shell/writer.hpp"
+#include "src/completion/completion.hpp"
+#include "src/completion/writer.hpp"
 
-namespace qps::shell {
+namespace qps::completion {
 
 namespace {
 
@@ -217,4 +217,4 @@ std::string fish_script(const CommandSpec& root)
     return out;
 }
 
-}  // namespace qps::shell
+}  // namespace qps::completion

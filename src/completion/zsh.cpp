@@ -2,10 +2,10 @@
 // call; commands with subcommands dispatch on the word after them.
 #include <fmt/format.h>
 
-#include "src/shell/completion.hpp"
-#include "src/shell/writer.hpp"
+#include "src/completion/completion.hpp"
+#include "src/completion/writer.hpp"
 
-namespace qps::shell {
+namespace qps::completion {
 
 namespace {
 
@@ -211,4 +211,4 @@ std::string zsh_script(const CommandSpec& root)
     return out;
 }
 
-}  // namespace qps::shell
+}  // namespace qps::completion

@@ -1,10 +1,10 @@
-#include "src/shell/completion.hpp"
+#include "src/completion/completion.hpp"
 
 #include <algorithm>
 
-#include "src/shell/writer.hpp"
+#include "src/completion/writer.hpp"
 
-namespace qps::shell {
+namespace qps::completion {
 
 std::optional<Shell> parse_shell(std::string_view name)
 {
@@ -97,4 +97,4 @@ std::string one_line(std::string_view text)
 
 }  // namespace detail
 
-}  // namespace qps::shell
+}  // namespace qps::completion

@@ -1,4 +1,4 @@
-#include "src/perf/windows.hpp"
+#include "src/perf/rate_windows.hpp"
 
 #include <algorithm>
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace qps::shell {
+namespace qps::completion {
 
 // What an option's (or a positional's) value is, i.e. what to offer for it.
 enum class ValueKind {
@@ -56,4 +56,4 @@ const CommandSpec* find_command(const CommandSpec& root, const std::vector<std::
 // The option of `cmd` named `name` ("--device", "-d"), or nullptr.
 const OptionSpec* find_option(const CommandSpec& cmd, std::string_view name);
 
-}  // namespace qps::shell
+}  // namespace qps::completion

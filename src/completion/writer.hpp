@@ -1,14 +1,14 @@
-// Helpers shared by the three script writers (internal to src/shell/).
+// Helpers shared by the three script writers (internal to src/completion/).
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "src/shell/completion.hpp"
+#include "src/completion/completion.hpp"
 #include "src/util/text.hpp"
 
-namespace qps::shell::detail {
+namespace qps::completion::detail {
 
 // Calls fn(path, command) for `root` (path "") and every command below it,
 // parents first; the path of `qp create` is "qp create".
@@ -26,4 +26,4 @@ std::string sh_quote(std::string_view text);
 // A description on one line: newlines and tabs become spaces.
 std::string one_line(std::string_view text);
 
-}  // namespace qps::shell::detail
+}  // namespace qps::completion::detail

@@ -35,6 +35,8 @@ Value hex24(std::uint32_t v) { return decode::hex_number(v); }
 // Ports are numbered from 1; 0 is "no port yet" (a QP before RESET→INIT, an
 // address vector not set): null in JSON (in a table row too), "-" in text.
 Value port_or_none(std::uint32_t port) { return port == 0 ? Value{nullptr} : Value{u64{port}}; }
+Value port_or_none(const std::optional<std::uint32_t>& port) { return port ? Value{u64{*port}} : Value{nullptr}; }
+Value number_or_none(const std::optional<std::uint32_t>& v) { return v ? Value{u64{*v}} : Value{}; }
 
 // A wait that may be infinite: {"raw": code-independent us, "name": "67.109 ms"} or "infinite".
 Value wait_us(const std::optional<double>& us)
@@ -153,15 +155,6 @@ void render_qp_fields(const report::QpReport& q, Printer& p)
     }
     if (q.diagnosis)
         render_diagnosis(*q.diagnosis, p);
-}
-
-decode::Decoded kernel_qp_type(std::uint8_t raw)
-{
-    if (raw == 0)
-        return decode::Decoded::named(0, "SMI");
-    if (raw == 1)
-        return decode::Decoded::named(1, "GSI");
-    return decode::qp_type(raw);
 }
 
 }  // namespace
@@ -286,21 +279,21 @@ void render_destroy(const qp::DestroyOutcome& o, Printer& p)
     p.field("holder_exits", "holder exits", o.holder_exits);
 }
 
-void render_kernel_qp(const kernel::KernelQp& q, Printer& p, const health::QpVerdict* verdict)
+void render_kernel_qp(const report::KernelQpReport& q, Printer& p, const health::QpVerdict* verdict)
 {
-    p.field("qpn", "QPN", hex24(q.lqpn));
-    p.field("device", "device", q.dev_name);
+    p.field("qpn", "QPN", hex24(q.qpn));
+    p.field("device", "device", q.device);
     p.field("port", "port", port_or_none(q.port));
-    p.field("type", "type", kernel_qp_type(q.type));
-    p.field("state", "state", decode::qp_state(q.state));
-    if (q.rqpn)
-        p.field("dest_qpn", "destination QPN", hex24(*q.rqpn));
+    p.field("type", "type", q.type);
+    p.field("state", "state", q.state);
+    if (q.dest_qpn)
+        p.field("dest_qpn", "destination QPN", hex24(*q.dest_qpn));
     if (q.sq_psn)
         p.field("sq_psn", "SQ PSN", u64{*q.sq_psn});
     if (q.rq_psn)
         p.field("rq_psn", "RQ PSN", u64{*q.rq_psn});
-    if (q.path_mig_state)
-        p.field("path_mig_state", "migration state", decode::mig_state(*q.path_mig_state));
+    if (q.mig_state)
+        p.field("path_mig_state", "migration state", *q.mig_state);
     if (q.pdn)
         p.field("pdn", "PD", u64{*q.pdn});
     if (q.pid)
@@ -320,9 +313,19 @@ void render_kernel_qp(const kernel::KernelQp& q, Printer& p, const health::QpVer
     }
 }
 
-void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vector<std::uint32_t>& held, Printer& p,
-                       const QpListNotes& notes)
+void render_kernel_qp_view(const qp::KernelQpView& view, Printer& p)
 {
+    ObjectScope scope(p, "qp", fmt::format("QP {:#x} ({}) on {} — kernel view (not held by you: attributes beyond "
+                                           "these need its owner)",
+                                           view.qp.qpn, view.qp.qpn, view.qp.device));
+    p.field("held", "held by this user's holder", false);
+    render_kernel_qp(view.qp, p, view.verdict ? &*view.verdict : nullptr);
+}
+
+void render_kernel_qps(const qp::QpListing& listing, Printer& p)
+{
+    const auto& qps = listing.qps;
+    const auto& notes = listing.notes;
     Table t{{{"device", "DEVICE"},
              {"port", "PORT"},
              {"qpn", "QPN"},
@@ -335,13 +338,10 @@ void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vect
              {"comm", "COMMAND"},
              {"held", "HELD"}},
             {}};
-    for (const auto& q : qps) {
-        const bool is_held = std::find(held.begin(), held.end(), q.lqpn) != held.end();
-        t.rows.push_back({q.dev_name, port_or_none(q.port), hex24(q.lqpn), kernel_qp_type(q.type),
-                          decode::qp_state(q.state), q.rqpn ? hex24(*q.rqpn) : Value{},
-                          q.sq_psn ? Value{u64{*q.sq_psn}} : Value{}, q.rq_psn ? Value{u64{*q.rq_psn}} : Value{},
-                          q.pid ? Value{u64{*q.pid}} : Value{}, OutsideBytes{q.comm}, is_held});
-    }
+    for (const auto& q : qps)
+        t.rows.push_back({q.device, port_or_none(q.port), hex24(q.qpn), q.type, q.state,
+                          q.dest_qpn ? hex24(*q.dest_qpn) : Value{}, number_or_none(q.sq_psn),
+                          number_or_none(q.rq_psn), number_or_none(q.pid), OutsideBytes{q.comm}, q.held});
     p.table("qps",
             notes.stalled_s ? fmt::format("{} QP(s) without progress in {:g} s, or in ERR/SQE", qps.size(),
                                           *notes.stalled_s)

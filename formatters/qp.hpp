@@ -5,7 +5,7 @@
 
 #include "formatters/printer.hpp"
 #include "src/health/stuck.hpp"
-#include "src/kernel/rdma_netlink.hpp"
+#include "src/ops/qp_list.hpp"
 #include "src/ops/qp_session.hpp"
 #include "src/report/qp.hpp"
 
@@ -16,17 +16,12 @@ void render_create(const qp::CreateOutcome& outcome, Printer& p);
 void render_modify(const qp::ModifyOutcome& outcome, Printer& p);
 void render_post(const qp::PostOutcome& outcome, Printer& p);
 void render_destroy(const qp::DestroyOutcome& outcome, Printer& p);
-// What `qp list` says beyond its table, from health/stuck.hpp.
-struct QpListNotes {
-    std::vector<health::QpVerdict> verdicts;  // the QPs to say something about, in table order
-    std::optional<double> stalled_s;          // --stalled: the sampling interval
-    std::size_t dest_missing = 0;             // without --stalled: connected QPs whose destination is not local
-    std::vector<health::Finding> port_counters;  // --stalled: the counters of ports with a stuck QP
-};
-// The kernel's view of QPs (any process); `held` marks those this user's holder holds.
-void render_kernel_qps(const std::vector<kernel::KernelQp>& qps, const std::vector<std::uint32_t>& held, Printer& p,
-                       const QpListNotes& notes = {});
-// One QP; `verdict` adds what health/stuck.hpp says of it.
-void render_kernel_qp(const kernel::KernelQp& qp, Printer& p, const health::QpVerdict* verdict = nullptr);
+// `qp list`: the kernel's view of QPs (any process), those this user's
+// holder holds marked, and what health/stuck.hpp says of some.
+void render_kernel_qps(const qp::QpListing& listing, Printer& p);
+// One QP of the kernel's view; `verdict` adds what health/stuck.hpp says of it.
+void render_kernel_qp(const report::KernelQpReport& qp, Printer& p, const health::QpVerdict* verdict = nullptr);
+// `qp query` of a QP this user's holder does not hold.
+void render_kernel_qp_view(const qp::KernelQpView& view, Printer& p);
 
 }  // namespace qps::fmt_out

@@ -1,13 +1,10 @@
 // `qpscope qp list`: every QP on the host (kernel view), filtered.
-#include <algorithm>
 #include <memory>
 
 #include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
-#include "src/health/stuck.hpp"
-#include "src/kernel/rdma_netlink.hpp"
-#include "src/ops/qp_session.hpp"
+#include "src/ops/qp_list.hpp"
 #include "src/qp/options.hpp"
 
 namespace qps::cli {
@@ -39,63 +36,19 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
         ->check(CLI::Range(0.1, 3600.0))
         ->type_name("SECONDS");
     cmd->callback([o, &global] {
-        std::optional<ibv_qp_state> state;
-        std::optional<ibv_qp_type> type;
-        std::optional<std::uint32_t> qpn;
+        qp::QpListFilter f;
+        f.device = o->device;
         if (!o->state.empty())
-            state = qp::parse_state(o->state, "--state");
+            f.state = qp::parse_state(o->state, "--state");
         if (!o->type.empty())
-            type = qp::parse_qp_type(o->type);
+            f.type = qp::parse_qp_type(o->type);
         if (!o->qpn.empty())
-            qpn = qp::parse_qpn(o->qpn, "--qpn");
-        std::vector<std::uint32_t> held;
-        for (const auto& q : qp::list_held())
-            held.push_back(q.qpn);
-        // With --stalled: read every 100 ms (retransmissions move PSNs back
-        // and forth) and the port counters around it. Judged on every QP of
-        // the host (a destination is looked up among all), then filtered.
-        health::QpWatch watch;
-        if (o->stalled > 0) {
-            watch = health::watch_qps(o->stalled);
-        } else {
-            watch.readings = {kernel::list_kernel_qps()};
-            watch.verdicts = health::judge_qps(watch.readings, 0, health::cm_ids_or_none());
-        }
-        const bool before = watch.readings.size() > 1;
-        auto all = watch.readings.back();
-        const auto& verdicts = watch.verdicts;
-        auto verdict_of = [&](const kernel::KernelQp& q) -> const health::QpVerdict* {
-            for (const auto& v : verdicts)
-                if (v.qp.dev_name == q.dev_name && v.qp.lqpn == q.lqpn)
-                    return &v;
-            return nullptr;
-        };
-        if (before)
-            std::erase_if(all, [&](const kernel::KernelQp& q) {
-                const auto* v = verdict_of(q);
-                return !v || !(v->no_progress || v->error_state);
-            });
-        std::erase_if(all, [&](const kernel::KernelQp& q) {
-            const bool is_held = std::find(held.begin(), held.end(), q.lqpn) != held.end();
-            return (!o->device.empty() && q.dev_name != o->device) || (state && q.state != *state) ||
-                   (type && q.type != *type) || (o->pid && q.pid != o->pid) || (qpn && q.lqpn != *qpn) ||
-                   (o->held_only && !is_held);
-        });
-        fmt_out::QpListNotes notes;
-        if (before) {
-            notes.stalled_s = o->stalled;
-            notes.port_counters = watch.port_counters;
-        }
-        for (const auto& q : all) {
-            const auto* v = verdict_of(q);
-            if (!v)
-                continue;
-            if (before || v->error_state)
-                notes.verdicts.push_back(*v);
-            else if (v->dest_missing)
-                ++notes.dest_missing;
-        }
-        emit(global, "qp list", [&](fmt_out::Printer& p) { fmt_out::render_kernel_qps(all, held, p, notes); });
+            f.qpn = qp::parse_qpn(o->qpn, "--qpn");
+        f.pid = o->pid;
+        f.held_only = o->held_only;
+        f.stalled_s = o->stalled;
+        const qp::QpListing listing = qp::list_qps(f);
+        emit(global, "qp list", [&](fmt_out::Printer& p) { fmt_out::render_kernel_qps(listing, p); });
     });
 }
 

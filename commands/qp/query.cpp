@@ -1,15 +1,11 @@
 // `qpscope qp query QPN`: a held QP decoded in full, or any QP on the host
 // through the kernel's RDMA netlink view.
-#include <algorithm>
-#include <fmt/format.h>
 #include <memory>
 
 #include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
-#include "src/error.hpp"
-#include "src/health/stuck.hpp"
-#include "src/kernel/rdma_netlink.hpp"
+#include "src/ops/qp_list.hpp"
 #include "src/ops/qp_session.hpp"
 
 namespace qps::cli {
@@ -35,24 +31,8 @@ void register_qp_query(CLI::App& parent, const GlobalOptions& global)
             emit(global, "qp query", [&](fmt_out::Printer& p) { fmt_out::render_qp(*held, p); });
             return;
         }
-        const auto all = kernel::list_kernel_qps();
-        auto it = std::find_if(all.begin(), all.end(), [&](const kernel::KernelQp& q) {
-            return q.lqpn == qpn && (o->device.empty() || q.dev_name == o->device);
-        });
-        if (it == all.end())
-            throw UsageError(fmt::format("no QP {:#x} ({}) on this host{}: 'qpscope qp list' shows them all", qpn,
-                                         qpn, o->device.empty() ? "" : " on " + o->device));
-        emit(global, "qp query", [&](fmt_out::Printer& p) {
-            fmt_out::ObjectScope scope(p, "qp", fmt::format("QP {:#x} ({}) on {} — kernel view (not held by "
-                                                            "you: attributes beyond these need its owner)",
-                                                            qpn, qpn, it->dev_name));
-            p.field("held", "held by this user's holder", false);
-            const auto verdicts = health::judge_qps(all, std::nullopt, 0, health::cm_ids_or_none());
-            const auto v = std::find_if(verdicts.begin(), verdicts.end(), [&](const health::QpVerdict& x) {
-                return x.qp.lqpn == it->lqpn && x.qp.dev_name == it->dev_name;
-            });
-            fmt_out::render_kernel_qp(*it, p, v == verdicts.end() ? nullptr : &*v);
-        });
+        const qp::KernelQpView view = qp::query_kernel_qp(qpn, o->device);
+        emit(global, "qp query", [&](fmt_out::Printer& p) { fmt_out::render_kernel_qp_view(view, p); });
     });
 }
 

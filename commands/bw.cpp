@@ -5,7 +5,7 @@
 
 #include "commands/app.hpp"
 #include "commands/option_values.hpp"
-#include "commands/qp/qp.hpp"
+#include "commands/emit.hpp"
 #include "commands/link_flags.hpp"
 #include "formatters/bandwidth.hpp"
 #include "src/error.hpp"

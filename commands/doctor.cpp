@@ -5,7 +5,7 @@
 
 #include "commands/app.hpp"
 #include "commands/option_values.hpp"
-#include "commands/qp/qp.hpp"
+#include "commands/emit.hpp"
 #include "formatters/doctor.hpp"
 #include "src/error.hpp"
 #include "src/ops/doctor.hpp"

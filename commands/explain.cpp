@@ -11,7 +11,7 @@
 
 #include "commands/app.hpp"
 #include "commands/option_values.hpp"
-#include "commands/qp/qp.hpp"
+#include "commands/emit.hpp"
 #include "formatters/explain.hpp"
 #include "src/error.hpp"
 #include "src/explain/log.hpp"

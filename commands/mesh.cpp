@@ -5,7 +5,7 @@
 
 #include "commands/app.hpp"
 #include "commands/mesh_flags.hpp"
-#include "commands/qp/qp.hpp"
+#include "commands/emit.hpp"
 #include "formatters/mesh_plan.hpp"
 
 namespace qps::cli {

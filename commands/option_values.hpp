@@ -3,7 +3,7 @@
 // completions) and the kind of thing it names (a device, a port, a QPN, a
 // host), as the option's type name.
 //
-//   cmd->add_option("--op", f->op, "...")->transform(one_of(op_names));
+//   cmd->add_option("--op", f->op, "...")->transform(one_of(perf::op_words()));
 //   cmd->add_option("--access", f.access, "...")->check(comma_list_of(qp::access_words()))->type_name("LIST");
 //   add_device_option(cmd, o->device, DeviceUse::filter);
 //
@@ -59,37 +59,5 @@ CLI::Validator suggest_words(std::vector<std::string> words);
 // only; the command's own parser checks the list (it knows more forms, such
 // as "none").
 CLI::Validator comma_list_of(std::vector<std::string> words);
-
-// A table of the words an option accepts and what each stands for.
-template <class T>
-struct Named {
-    std::string_view word;
-    T value;
-};
-
-template <class T, std::size_t N>
-std::vector<std::string> words_of(const std::array<Named<T>, N>& table)
-{
-    std::vector<std::string> out;
-    for (const auto& e : table)
-        out.emplace_back(e.word);
-    return out;
-}
-
-template <class T, std::size_t N>
-CLI::Validator one_of(const std::array<Named<T>, N>& table)
-{
-    return one_of(words_of(table));
-}
-
-// The value of `word` in `table` (a word one_of(table) admitted).
-template <class T, std::size_t N>
-T value_of(const std::array<Named<T>, N>& table, std::string_view word)
-{
-    for (const auto& e : table)
-        if (e.word == word)
-            return e.value;
-    return table.front().value;  // unreachable after one_of: CLI11 admits only listed words
-}
 
 }  // namespace qps::cli

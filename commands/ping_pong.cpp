@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "commands/app.hpp"
-#include "commands/qp/qp.hpp"
+#include "commands/emit.hpp"
 #include "commands/link_flags.hpp"
 #include "formatters/latency.hpp"
 #include "src/error.hpp"

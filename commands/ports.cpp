@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "commands/app.hpp"
+#include "commands/emit.hpp"
 #include "commands/option_values.hpp"
 #include "formatters/ports.hpp"
 #include "formatters/ports_watch.hpp"
@@ -50,9 +51,7 @@ void print_once(const verbs::Filter& filter, Format format, const GlobalOptions&
     fmt_out::PrinterOptions po = global.printer();
     po.json = format == Format::json;
     auto printer = fmt_out::make_printer(po, std::cout);
-    printer->begin_document("ports");
-    fmt_out::render_ports(report, *printer);
-    printer->end_document();
+    print_document(*printer, "ports", [&](fmt_out::Printer& p) { fmt_out::render_ports(report, p); });
 }
 
 // A terminal gets the table redrawn in place; anything else (a pipe, a
@@ -71,18 +70,13 @@ void watch(const verbs::Filter& filter, Format format, const PortsOptions& o, co
     report::run_watch(
         wo, [&] { return report::build_ports_report(verbs::snapshot_devices(filter, verbs::Detail::counters)); },
         [&](const report::WatchSample& sample) {
+            const auto render = [&](fmt_out::Printer& p) { fmt_out::render_watch_sample(sample, p); };
             if (!redraw) {
-                auto printer = fmt_out::make_json_lines_printer(std::cout);
-                printer->begin_document("ports --watch");
-                fmt_out::render_watch_sample(sample, *printer);
-                printer->end_document();
+                print_document(*fmt_out::make_json_lines_printer(std::cout), "ports --watch", render);
                 return;
             }
             std::ostringstream screen;
-            auto printer = fmt_out::make_printer(text, screen);
-            printer->begin_document("ports --watch");
-            fmt_out::render_watch_sample(sample, *printer);
-            printer->end_document();
+            print_document(*fmt_out::make_printer(text, screen), "ports --watch", render);
             std::cout << fmt_out::terminal_frame(screen.str()) << std::flush;
         });
 }

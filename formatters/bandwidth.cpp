@@ -151,12 +151,7 @@ void render_bw(const report::BwReport& r, Printer& p)
                                      r.qps == 1 ? "" : "s", r.bidir ? "bidirectional" : "unidirectional"));
         render_link_header(r, p);
         p.field("bidir", "bidirectional", r.bidir);
-        p.field("threads", "worker threads", u64{r.threads});
-        if (!r.cpus.empty()) {
-            ListScope cpus(p, "cpus", "this side's threads pinned to CPUs");
-            for (int c : r.cpus)
-                p.item(std::int64_t{c});
-        }
+        render_link_threads(r, p, "worker threads");
         p.field("qps", r.threads > 1 ? "QPs per thread" : "QPs", u64{r.qps});
         p.field("tx_depth", "send queue depth per QP", u64{r.tx_depth});
         p.field("rx_depth", "receive queue depth per QP (send op)", u64{r.rx_depth});

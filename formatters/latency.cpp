@@ -140,12 +140,7 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
                                                 r.threads > 1 ? fmt::format(", {} pairs at once", r.threads) : ""));
         render_link_header(r, p);
         p.field("one_way", "one-way (half the round trip)", r.one_way);
-        p.field("threads", "pairs at once (threads)", u64{r.threads});
-        if (!r.cpus.empty()) {
-            ListScope cpus(p, "cpus", "this side's threads pinned to CPUs");
-            for (int c : r.cpus)
-                p.item(std::int64_t{c});
-        }
+        render_link_threads(r, p, "pairs at once (threads)");
         render_link_length(r, p, "iterations per size");
         p.field("warmup", "warm-up iterations (not measured)", u64{r.warmup});
         p.field("clock", "clock", r.clock_source);

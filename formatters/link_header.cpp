@@ -23,6 +23,16 @@ void render_link_header(const report::LinkHeader& h, Printer& p)
         p.field("reads_in_flight", "RDMA reads in flight", u64{*h.reads_in_flight});
 }
 
+void render_link_threads(const report::LinkHeader& h, Printer& p, std::string_view label)
+{
+    p.field("threads", label, u64{h.threads});
+    if (!h.cpus.empty()) {
+        ListScope cpus(p, "cpus", "this side's threads pinned to CPUs");
+        for (int c : h.cpus)
+            p.item(std::int64_t{c});
+    }
+}
+
 void render_link_length(const report::LinkHeader& h, Printer& p, std::string_view what)
 {
     if (h.duration_s)

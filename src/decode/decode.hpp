@@ -86,6 +86,26 @@ constexpr std::optional<std::string_view> lookup(std::span<const EnumEntry<T>> t
     return std::nullopt;
 }
 
+// The value whose name is `name`, if any (the reverse of lookup).
+template <class T>
+constexpr std::optional<T> value_named(std::span<const EnumEntry<T>> table, std::string_view name)
+{
+    for (const auto& e : table)
+        if (e.name == name)
+            return e.value;
+    return std::nullopt;
+}
+
+// Every name of a table, in its order: the words an option accepts.
+template <class T>
+std::vector<std::string> names_of(std::span<const EnumEntry<T>> table)
+{
+    std::vector<std::string> out;
+    for (const auto& e : table)
+        out.emplace_back(e.name);
+    return out;
+}
+
 template <class T>
 Decoded decode_enum(std::span<const EnumEntry<T>> table, T value)
 {

@@ -129,7 +129,10 @@ int nearest_code(double us, int first, int last, ValueOf value_us)
 
 Decoded qp_state(int raw) { return decode_enum<int>(qp_state_table, raw); }
 Decoded qp_type(int raw) { return decode_enum<int>(qp_type_table, raw); }
-Decoded kernel_qp_type(int raw) { return decode_enum<int>(kernel_qp_type_table, raw); }
+Decoded kernel_qp_type(int raw)
+{
+    return lookup<int>(special_qp_type_table, raw) ? decode_enum<int>(special_qp_type_table, raw) : qp_type(raw);
+}
 Decoded mig_state(int raw) { return decode_enum<int>(mig_state_table, raw); }
 
 // ---------------------------------------------------------------- access flags

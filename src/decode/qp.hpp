@@ -45,20 +45,12 @@ inline constexpr std::array<EnumEntry<int>, 7> qp_type_table{{
 static_assert(values_unique<int>(qp_type_table));
 static_assert(lookup<int>(qp_type_table, IBV_QPT_DRIVER).has_value(), "last ibv_qp_type");
 
-// The kernel's ib_qp_type (RDMA netlink's RDMA_NLDEV_ATTR_RES_TYPE): the
-// verbs types plus the two special QPs every IB port has.
-inline constexpr std::array<EnumEntry<int>, 9> kernel_qp_type_table{{
+// The kernel's ib_qp_type (RDMA netlink's RDMA_NLDEV_ATTR_RES_TYPE) is
+// ibv_qp_type plus the two special QPs every IB port has, below RC.
+inline constexpr std::array<EnumEntry<int>, 2> special_qp_type_table{{
     {0, "SMI"},
     {1, "GSI"},
-    {IBV_QPT_RC, "RC"},
-    {IBV_QPT_UC, "UC"},
-    {IBV_QPT_UD, "UD"},
-    {IBV_QPT_RAW_PACKET, "RAW_PACKET"},
-    {IBV_QPT_XRC_SEND, "XRC_SEND"},
-    {IBV_QPT_XRC_RECV, "XRC_RECV"},
-    {IBV_QPT_DRIVER, "DRIVER"},
 }};
-static_assert(values_unique<int>(kernel_qp_type_table));
 
 inline constexpr std::array<EnumEntry<int>, 3> mig_state_table{{
     {IBV_MIG_MIGRATED, "MIGRATED"},
@@ -69,6 +61,7 @@ static_assert(mig_state_table.size() == IBV_MIG_ARMED + 1, "every ibv_mig_state"
 
 Decoded qp_state(int raw);
 Decoded qp_type(int raw);
+// The kernel's ib_qp_type: special_qp_type_table, else qp_type_table.
 Decoded kernel_qp_type(int raw);
 Decoded mig_state(int raw);
 

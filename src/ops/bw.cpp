@@ -155,13 +155,9 @@ report::BwReport bw_report_header(const BwOptions& o, net::Exchange& ex, const v
                                   const Clock& clock, const std::vector<int>& cpus)
 {
     report::BwReport rep;
-    fill_header(rep, o, ex, first, clock);
+    fill_header(rep, o, ex, first, clock, cpus);
     rep.bidir = o.bidir;
     rep.qps = o.qps;
-    rep.threads = o.threads;
-    rep.cpus = cpus;
-    if (rep.cpus.empty() && o.cpu)
-        rep.cpus = {*o.cpu};
     set_queue_params(rep, o);
     rep.window_ms = o.window_ms;
     rep.unit = o.unit;

@@ -92,16 +92,12 @@ report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange&
                                         const Clock& clock, const std::vector<int>& cpus)
 {
     report::PingPongReport rep;
-    fill_header(rep, o, ex, res, clock);
+    fill_header(rep, o, ex, res, clock, cpus);
     rep.one_way = o.op != Op::read;
     rep.clock_why = clock.info().why;
     rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
     rep.clock_calibration_ms = clock.info().calibration_ms;
     rep.clock_calibration_error_ppm = clock.info().calibration_error_ppm;
-    rep.threads = o.threads;
-    rep.cpus = cpus;
-    if (rep.cpus.empty() && o.cpu)
-        rep.cpus = {*o.cpu};
     return rep;
 }
 

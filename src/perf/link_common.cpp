@@ -53,28 +53,16 @@ std::string_view name_of(const std::array<Named<T>, N>& table, T value)
 template <class T, std::size_t N>
 T value_of(const std::array<Named<T>, N>& table, std::string_view name, std::string_view what)
 {
-    for (const auto& e : table)
-        if (e.name == name)
-            return e.value;
-    std::string valid;
-    for (const auto& e : table)
-        valid += fmt::format("{}{}", valid.empty() ? "" : ", ", e.name);
-    throw OperationError(fmt::format("the peer asked for {} '{}': this side knows {}", what, name, valid));
-}
-
-template <class T, std::size_t N>
-std::vector<std::string> words_of(const std::array<Named<T>, N>& table)
-{
-    std::vector<std::string> out;
-    for (const auto& e : table)
-        out.emplace_back(e.name);
-    return out;
+    if (const auto v = decode::value_named(std::span<const Named<T>>(table), name))
+        return *v;
+    throw OperationError(fmt::format("the peer asked for {} '{}': this side knows {}", what, name,
+                                     fmt::join(decode::names_of(std::span<const Named<T>>(table)), ", ")));
 }
 
 }  // namespace
 
-std::vector<std::string> op_words() { return words_of(op_names); }
-std::vector<std::string> inline_words() { return words_of(inline_names); }
+std::vector<std::string> op_words() { return decode::names_of(std::span<const Named<Op>>(op_names)); }
+std::vector<std::string> inline_words() { return decode::names_of(std::span<const Named<InlineMode>>(inline_names)); }
 std::string_view op_name(Op op) { return name_of(op_names, op); }
 std::string_view transport_name(ibv_qp_type type) { return name_of(transport_names, type); }
 std::string_view inline_name(InlineMode mode) { return name_of(inline_names, mode); }
@@ -228,7 +216,7 @@ void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::u
 }
 
 void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
-                 const Clock& clock)
+                 const Clock& clock, const std::vector<int>& cpus)
 {
     h.role = o.host.empty() ? "server" : "client";
     h.peer = ex.channel().peer();
@@ -246,6 +234,10 @@ void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex,
     h.warmup = o.warmup;
     h.duration_s = o.duration_s;
     h.clock_source = clock.info().source;
+    h.threads = o.threads;
+    h.cpus = cpus;
+    if (h.cpus.empty() && o.cpu)
+        h.cpus = {*o.cpu};
 }
 
 void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::LinkResources& res, Op op, std::uint32_t size)

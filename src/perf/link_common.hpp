@@ -119,9 +119,10 @@ void set_common_run(Run& run, const LinkOptions& o, std::uint32_t size, const ve
     run.silence_limit = o.timeout;
 }
 
-// The report's header from the options, the exchange and the first QP.
+// The report's header from the options, the exchange, the first QP and
+// this side's threads' CPUs (check_side's; none: -c if given).
 void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
-                 const Clock& clock);
+                 const Clock& clock, const std::vector<int>& cpus);
 
 // A send WR (and its SGE) for `op` of `size` bytes from the send half, to
 // the peer's receive half; wr_id, flags and next are the caller's.

@@ -62,8 +62,6 @@ struct BwSizeResult {
 
 struct BwReport : LinkHeader {
     bool bidir = false;
-    std::uint32_t threads = 1;
-    std::vector<int> cpus;  // this side's worker CPUs (bw --threads), or -c
     std::uint32_t qps = 1, tx_depth = 0, rx_depth = 0, post_list = 1, cq_mod = 1;
     double window_ms = 10;
     std::string unit;

@@ -82,8 +82,6 @@ struct PingPongReport : LinkHeader {
     std::string clock_why;
     double clock_ticks_per_ns = 0;
     double clock_calibration_ms = 0, clock_calibration_error_ppm = 0;
-    std::uint32_t threads = 1;  // pairs at once (--threads)
-    std::vector<int> cpus;      // this side's threads' CPUs, or -c
     std::vector<SizeResult> sizes;
     bool aborted = false;
     std::string abort_reason;

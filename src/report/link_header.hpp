@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace qps::report {
 
@@ -23,6 +24,8 @@ struct LinkHeader {
     std::uint64_t iterations = 0, warmup = 0;
     std::optional<double> duration_s;
     std::string clock_source;
+    std::uint32_t threads = 1;  // --threads: ping-pong's pairs at once, bw's worker threads
+    std::vector<int> cpus;      // this side's threads' CPUs (--cpus), or -c
 };
 
 }  // namespace qps::report

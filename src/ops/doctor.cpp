@@ -85,10 +85,11 @@ std::uint32_t netdev_mtu(const std::string& netdev)
 }
 
 Finding loopback_finding(const std::string& device, std::uint32_t port, bool ethernet, const Finding* roce_gid,
-                         const DoctorOptions& o)
+                         const DoctorOptions& o, const verbs::SharedDevice& opened)
 {
     perf::LoopbackSpec spec;
     spec.device = device;
+    spec.opened = opened;
     spec.port = port;
     spec.bandwidth = o.loopback_bw;
     const perf::LoopbackResult r = perf::run_loopback(spec);
@@ -155,6 +156,7 @@ struct PortPlan {
     verbs::PortSnapshot snap;
     bool active = false;
     int transport = 0;  // the device's ibv_transport_type
+    verbs::SharedDevice opened;  // the device as the snapshot opened it, for the self-test
 };
 
 // Per-QP counters, or nullopt (with why) when the kernel refused the dump.
@@ -230,7 +232,7 @@ PortPlan check_port(const std::string& device, const std::string& driver, int tr
         if (const std::uint32_t mtu = netdev_mtu(state.netdev))
             out.push_back(explain_roce_mtu(link, mtu, driver, o.expect.mtu));
     }
-    return {device, driver, p, active, transport};
+    return {device, driver, p, active, transport, nullptr};
 }
 
 // A device's access, who holds it, then its ports (added to `ports`).
@@ -247,10 +249,14 @@ void check_device(const verbs::ListedDevice& d, const DoctorOptions& o, std::vec
                               "ports not checked: this user cannot open the device"));
         return;
     }
-    const auto snaps = verbs::snapshot_devices({d.name, o.port}, verbs::Detail::tables);
+    // Opened once: the snapshot and the port's self-test use the same context.
+    const verbs::SharedDevice opened = verbs::open_shared_device(d.name);
+    const verbs::DeviceSnapshot snap = verbs::snapshot_device(*opened, o.port, verbs::Detail::tables);
     const std::string driver = device_driver(d.name);
-    for (const auto& p : snaps.front().ports)
-        ports.push_back(check_port(d.name, driver, snaps.front().transport, p, o, out));
+    for (const auto& p : snap.ports) {
+        ports.push_back(check_port(d.name, driver, snap.transport, p, o, out));
+        ports.back().opened = opened;
+    }
 }
 
 // Each port's counters now against its snapshot: those that rose.
@@ -318,7 +324,7 @@ void run_self_tests(const std::vector<PortPlan>& ports, const DoctorOptions& o, 
         });
         const Finding* gid_finding = roce_gid == out.end() ? nullptr : &*roce_gid;
         const bool ethernet = pp.snap.attr.link_layer == IBV_LINK_LAYER_ETHERNET;
-        Finding lf = loopback_finding(pp.device, pp.snap.port_num, ethernet, gid_finding, o);
+        Finding lf = loopback_finding(pp.device, pp.snap.port_num, ethernet, gid_finding, o, pp.opened);
         out.push_back(std::move(lf));
     }
 }

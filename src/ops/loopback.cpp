@@ -45,7 +45,7 @@ void run_write_bandwidth(const LoopbackSpec& spec, const Clock& clock, LoopbackR
 {
     verbs::LinkSetup setup;
     setup.device = spec.device;
-    setup.opened = verbs::open_shared_device(spec.device);  // both QPs on one context
+    setup.opened = spec.opened ? spec.opened : verbs::open_shared_device(spec.device);  // both QPs on one context
     setup.port = static_cast<std::uint8_t>(spec.port);
     setup.buffer_bytes = 65536;
     verbs::LinkResources a(setup), b(setup);
@@ -86,7 +86,7 @@ LoopbackResult run_loopback(const LoopbackSpec& spec)
     try {
         verbs::LinkSetup setup;
         setup.device = spec.device;
-        setup.opened = verbs::open_shared_device(spec.device);  // both QPs on one context
+        setup.opened = spec.opened ? spec.opened : verbs::open_shared_device(spec.device);  // both QPs on one context
         setup.port = static_cast<std::uint8_t>(spec.port);
         setup.buffer_bytes = std::max<std::uint32_t>(spec.size, 64);
         verbs::LinkResources a(setup), b(setup);

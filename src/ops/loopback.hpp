@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "src/verbs/discovery.hpp"
+
 namespace qps::perf {
 
 struct LoopbackSpec {
@@ -20,6 +22,9 @@ struct LoopbackSpec {
     bool bandwidth = false;        // also RDMA write, 64 KiB messages
     std::chrono::milliseconds bandwidth_time{1000};
     std::chrono::milliseconds silence_limit{3000};
+    // The device already opened (doctor's snapshot of it): both tests' QPs
+    // use it. Null: the self-test opens `device` itself, once.
+    verbs::SharedDevice opened;
 };
 
 struct LoopbackResult {

@@ -267,7 +267,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     BwOptions o = given;
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
-    std::vector<int> cpus = check_side(o, o.qps * o.threads);
+    std::vector<int> cpus = preflight_side(o, o.qps * o.threads);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -276,7 +276,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     net::Exchange ex = open_exchange(o, "bw", params_json(o), theirs);
     if (!client) {
         adopt(o, theirs);
-        cpus = check_side(o, o.qps * o.threads);  // the client's sizes, QPs and threads
+        cpus = preflight_side(o, o.qps * o.threads);  // the client's sizes, QPs and threads
     }
     const Roles roles = roles_of(o, client);
 

@@ -158,7 +158,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     PingPongOptions o = given;
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
-    std::vector<int> cpus = check_side(o, o.threads);
+    std::vector<int> cpus = preflight_side(o, o.threads);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -168,7 +168,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     net::Exchange ex = open_exchange(o, "ping-pong", common_params(o), theirs);
     if (!client) {
         adopt(o, theirs);
-        cpus = check_side(o, o.threads);  // the client's sizes, MTU and threads
+        cpus = preflight_side(o, o.threads);  // the client's sizes, MTU and threads
     }
 
     // 2. Resources sized for the largest message, then the endpoints.

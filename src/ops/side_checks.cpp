@@ -7,7 +7,9 @@
 
 namespace qps::perf {
 
-void check_local(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
+namespace {
+
+void preflight_link(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
 {
     health::PreflightSpec spec;
     spec.device = o.device;
@@ -28,9 +30,11 @@ void check_local(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
     o.gid_kinds = std::move(checked.gid_kinds);
 }
 
-std::vector<int> check_side(LinkOptions& o, std::uint32_t qps)
+}  // namespace
+
+std::vector<int> preflight_side(LinkOptions& o, std::uint32_t qps)
 {
-    check_local(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
+    preflight_link(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
     return worker_cpus(o);
 }
 

@@ -46,10 +46,10 @@ struct LinkOptions {
     // Test parameters the server was given explicitly: they must agree with
     // the client's, or the server names the mismatch.
     std::vector<std::string> server_explicit;
-    // Set by check_local on a client: the GID kinds that reach `host`, most
+    // Set by preflight_side on a client: the GID kinds that reach `host`, most
     // wanted first (health::gid_kinds_for), for the GID choice.
     std::vector<decode::GidKind> gid_kinds;
-    // Set by check_local: the device its checks opened, once; the test's
+    // Set by preflight_side: the device its checks opened, once; the test's
     // QPs are made on it and a server's second check reuses it.
     verbs::SharedDevice opened;
 };
@@ -120,7 +120,7 @@ void set_common_run(Run& run, const LinkOptions& o, std::uint32_t size, const ve
 }
 
 // The report's header from the options, the exchange, the first QP and
-// this side's threads' CPUs (check_side's; none: -c if given).
+// this side's threads' CPUs (preflight_side's; none: -c if given).
 void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
                  const Clock& clock, const std::vector<int>& cpus);
 

@@ -247,7 +247,7 @@ TEST_CASE("transport: iWARP is refused by name before any network step; InfiniBa
 
 TEST_CASE("preflight: the connected tests check the transport unless they say the QPs are not connected")
 {
-    // ping-pong, bw (check_local) and qpscope-mesh (local_setup) leave
+    // ping-pong, bw (preflight_side) and qpscope-mesh (local_setup) leave
     // `connects` as it is; only `qp create` of a QP that stays in RESET or
     // INIT sets it false (qp::connects, tests/unit/qp).
     CHECK(PreflightSpec{}.connects);

@@ -38,6 +38,7 @@ std::size_t registered_bytes(const LinkSetup& setup) { return pinned_bytes(2 * h
 LinkResources::LinkResources(const LinkSetup& setup) : setup_(setup)
 {
     device_ = setup.opened ? setup.opened : open_shared_device(setup.device);
+    setup_.opened.reset();  // the device is held once, in device_
     device_name_ = device_->name;
     ibv_context* const ctx = device_->ctx.get();
     ibv_device_attr da{};

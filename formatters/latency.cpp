@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-#include "formatters/link_header.hpp"
+#include "formatters/link_fields.hpp"
 
 namespace qps::fmt_out {
 

@@ -1,4 +1,4 @@
-#include "formatters/link_header.hpp"
+#include "formatters/link_fields.hpp"
 
 #include "src/decode/port.hpp"
 

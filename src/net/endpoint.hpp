@@ -1,6 +1,6 @@
 // What one side of a two-sided test tells the other so that its QP and
 // buffer can be reached: the one endpoint type of qpscope. The verbs side
-// fills it (verbs::TestResources::local()), the exchange carries it
+// fills it (verbs::LinkResources::local()), the exchange carries it
 // (net/messages.hpp: the "endpoint" message), and connect() reads the
 // peer's; nothing converts it on the way.
 #pragma once

@@ -24,12 +24,11 @@ namespace {
 
 // The names of the tests' own enums, in decode's table form (one
 // mechanism for every name table).
-template <class T>
-using Named = decode::EnumEntry<T>;
-constexpr std::array<Named<Op>, 3> op_names{{{Op::send, "send"}, {Op::write, "write"}, {Op::read, "read"}}};
-constexpr std::array<Named<ibv_qp_type>, 3> transport_names{
+using decode::EnumEntry;
+constexpr std::array<EnumEntry<Op>, 3> op_names{{{Op::send, "send"}, {Op::write, "write"}, {Op::read, "read"}}};
+constexpr std::array<EnumEntry<ibv_qp_type>, 3> transport_names{
     {{IBV_QPT_RC, "rc"}, {IBV_QPT_UC, "uc"}, {IBV_QPT_UD, "ud"}}};
-constexpr std::array<Named<InlineMode>, 3> inline_names{
+constexpr std::array<EnumEntry<InlineMode>, 3> inline_names{
     {{InlineMode::automatic, "auto"}, {InlineMode::on, "on"}, {InlineMode::off, "off"}}};
 
 // Which op runs on which transport.
@@ -45,24 +44,24 @@ constexpr std::array<Allowed, 6> allowed{{{Op::send, IBV_QPT_RC},
                                           {Op::send, IBV_QPT_UD}}};
 
 template <class T, std::size_t N>
-std::string_view name_of(const std::array<Named<T>, N>& table, T value)
+std::string_view name_of(const std::array<EnumEntry<T>, N>& table, T value)
 {
-    return decode::lookup(std::span<const Named<T>>(table), value).value_or("?");
+    return decode::lookup(std::span<const EnumEntry<T>>(table), value).value_or("?");
 }
 
 template <class T, std::size_t N>
-T value_of(const std::array<Named<T>, N>& table, std::string_view name, std::string_view what)
+T value_of(const std::array<EnumEntry<T>, N>& table, std::string_view name, std::string_view what)
 {
-    if (const auto v = decode::value_named(std::span<const Named<T>>(table), name))
+    if (const auto v = decode::value_named(std::span<const EnumEntry<T>>(table), name))
         return *v;
     throw OperationError(fmt::format("the peer asked for {} '{}': this side knows {}", what, name,
-                                     fmt::join(decode::names_of(std::span<const Named<T>>(table)), ", ")));
+                                     fmt::join(decode::names_of(std::span<const EnumEntry<T>>(table)), ", ")));
 }
 
 }  // namespace
 
-std::vector<std::string> op_words() { return decode::names_of(std::span<const Named<Op>>(op_names)); }
-std::vector<std::string> inline_words() { return decode::names_of(std::span<const Named<InlineMode>>(inline_names)); }
+std::vector<std::string> op_words() { return decode::names_of(std::span<const EnumEntry<Op>>(op_names)); }
+std::vector<std::string> inline_words() { return decode::names_of(std::span<const EnumEntry<InlineMode>>(inline_names)); }
 std::string_view op_name(Op op) { return name_of(op_names, op); }
 std::string_view transport_name(ibv_qp_type type) { return name_of(transport_names, type); }
 std::string_view inline_name(InlineMode mode) { return name_of(inline_names, mode); }

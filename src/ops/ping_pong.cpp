@@ -40,7 +40,7 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
         return report::summarize(size, r.histogram, r.period, r.measured_seconds, r.aborted, r.abort_reason,
                                  histogram_rows);
     }
-    LatencyHistogram all, all_periods;
+    report::LatencyHistogram all, all_periods;
     bool aborted = false;
     std::string reason;
     std::uint64_t first = 0, last = 0;

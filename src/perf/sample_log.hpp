@@ -3,7 +3,7 @@
 // The ping-pong loops store one clock-tick difference per message into a
 // buffer allocated (and touched) before the loop: one store and one
 // compare, as cheap as perftest's timestamp array. Converting ticks to
-// nanoseconds and recording into the LatencyHistogram (min, max, sum,
+// nanoseconds and recording into the report::LatencyHistogram (min, max, sum,
 // Welford mean/variance, bucket index: ~60 instructions) happens in
 // drain(): after the loop, or inside it only when the buffer is full
 // (runs longer than the buffer, e.g. -D), between two timed windows.
@@ -40,7 +40,7 @@ public:
     // Records buf[0..filled) into `into` (minus what is still to skip) and
     // returns begin() for the next samples. Not inline: it runs once a
     // buffer, never in the timed part of a loop.
-    [[gnu::noinline]] std::uint64_t* drain(const std::uint64_t* filled, LatencyHistogram& into) noexcept
+    [[gnu::noinline]] std::uint64_t* drain(const std::uint64_t* filled, report::LatencyHistogram& into) noexcept
     {
         const std::uint64_t* p = buf_.data();
         for (; p != filled && skip_ > 0; ++p)
@@ -83,8 +83,8 @@ public:
     std::uint64_t* end() noexcept { return buf_.data() + buf_.size(); }
 
     // Records buf[0..filled) (pairs) and returns begin() for the next ones.
-    [[gnu::noinline]] std::uint64_t* drain(const std::uint64_t* filled, LatencyHistogram& round_trips,
-                                           LatencyHistogram& periods) noexcept
+    [[gnu::noinline]] std::uint64_t* drain(const std::uint64_t* filled, report::LatencyHistogram& round_trips,
+                                           report::LatencyHistogram& periods) noexcept
     {
         for (const std::uint64_t* p = buf_.data(); p < filled; p += 2) {
             const std::uint64_t round_trip = p[0], posted = p[1];

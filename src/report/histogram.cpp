@@ -3,7 +3,7 @@
 #include <cmath>
 #include <utility>
 
-namespace qps::perf {
+namespace qps::report {
 
 namespace {
 
@@ -211,4 +211,4 @@ std::vector<LatencyHistogram::Bucket> LatencyHistogram::coarse(std::size_t max_r
     return rows;
 }
 
-}  // namespace qps::perf
+}  // namespace qps::report

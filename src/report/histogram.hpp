@@ -41,7 +41,7 @@
 #include <memory>
 #include <vector>
 
-namespace qps::perf {
+namespace qps::report {
 
 class alignas(64) LatencyHistogram {
 public:
@@ -147,4 +147,4 @@ private:
     std::uint64_t overflow_ = 0;
 };
 
-}  // namespace qps::perf
+}  // namespace qps::report

@@ -7,7 +7,7 @@
 
 namespace qps::report {
 
-Spread spread_of(const perf::LatencyHistogram& h)
+Spread spread_of(const LatencyHistogram& h)
 {
     Spread s;
     s.samples = h.count();
@@ -25,8 +25,8 @@ Spread spread_of(const perf::LatencyHistogram& h)
     return s;
 }
 
-LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& round_trip,
-                       const perf::LatencyHistogram& period, double seconds, bool aborted, const std::string& reason,
+LatencyStats summarize(std::uint32_t size, const LatencyHistogram& round_trip,
+                       const LatencyHistogram& period, double seconds, bool aborted, const std::string& reason,
                        std::size_t histogram_rows)
 {
     LatencyStats s;

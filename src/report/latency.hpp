@@ -20,7 +20,7 @@ struct Spread {
     double mean_ns = 0, stddev_ns = 0;
     std::uint64_t p50_ns = 0, p90_ns = 0, p99_ns = 0, p999_ns = 0, p9999_ns = 0;
 };
-Spread spread_of(const perf::LatencyHistogram& h);
+Spread spread_of(const LatencyHistogram& h);
 
 // The figures above (min_ns .. p9999_ns) are the round trip: from just
 // before message i is posted to just after its reply is seen. `period` is
@@ -39,7 +39,7 @@ struct LatencyStats {
     double seconds = 0;
     bool aborted = false;
     std::string abort_reason;
-    std::vector<perf::LatencyHistogram::Bucket> histogram;  // coarse rows, for --histogram
+    std::vector<LatencyHistogram::Bucket> histogram;  // coarse rows, for --histogram
     // ping-pong --threads N > 1: the figures above are all pairs' samples
     // together (seconds: from the first pair's start to the last one's end);
     // each pair's own follow, with its thread index and CPU.
@@ -66,8 +66,8 @@ struct LatencyStats {
     }
 };
 
-LatencyStats summarize(std::uint32_t size, const perf::LatencyHistogram& round_trip,
-                       const perf::LatencyHistogram& period, double seconds, bool aborted, const std::string& reason,
+LatencyStats summarize(std::uint32_t size, const LatencyHistogram& round_trip,
+                       const LatencyHistogram& period, double seconds, bool aborted, const std::string& reason,
                        std::size_t histogram_rows);
 Json to_json(const LatencyStats& s);
 LatencyStats latency_stats_from_json(const Json& j);  // throws OperationError on a malformed peer report

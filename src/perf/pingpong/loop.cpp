@@ -101,8 +101,8 @@ struct Loop {
     Requests& wrs;
     SampleLog& log;             // the server's
     PostedSampleLog& posted;    // the client's
-    LatencyHistogram& histogram;
-    LatencyHistogram& period;
+    report::LatencyHistogram& histogram;
+    report::LatencyHistogram& period;
     std::uint64_t total;           // iterations to run; max in duration mode
     std::uint64_t duration_ticks;  // client, duration mode: how long to measure
     // Out:

@@ -33,8 +33,8 @@ struct LatencyRun {
 struct LatencyResult {
     // Both figures are one-way for send/write (halved, as perftest does),
     // whole for read.
-    LatencyHistogram histogram;   // round trip: post of message i to its reply seen (the client's)
-    LatencyHistogram period;      // loop period: post of message i to post of i + 1 (perftest's sample);
+    report::LatencyHistogram histogram;   // round trip: post of message i to its reply seen (the client's)
+    report::LatencyHistogram period;      // loop period: post of message i to post of i + 1 (perftest's sample);
                                   // the server's sample is answer to answer, so both are that
     std::uint64_t measured = 0;   // samples in the histogram
     std::uint64_t exchanged = 0;  // messages this side completed, warm-up included

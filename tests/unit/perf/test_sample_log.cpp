@@ -13,7 +13,7 @@ namespace {
 // Pushes `ticks` the way the ping-pong loops do: drain when full, store;
 // the last drain is the caller's, after the loop. Returns the drains
 // made inside the loop.
-int push_all(SampleLog& log, const std::vector<std::uint64_t>& ticks, LatencyHistogram& h)
+int push_all(SampleLog& log, const std::vector<std::uint64_t>& ticks, qps::report::LatencyHistogram& h)
 {
     int in_loop = 0;
     std::uint64_t* cur = log.begin();
@@ -39,7 +39,7 @@ TEST_CASE("sample log: warm-up dropped, ticks scaled and rounded, buffer refille
     for (const std::size_t capacity : {std::size_t{1}, std::size_t{7}, std::size_t{100}, std::size_t{1000},
                                        std::size_t{5000}}) {
         CAPTURE(capacity);
-        LatencyHistogram h;
+        qps::report::LatencyHistogram h;
         SampleLog log(capacity, 100, 0.5);  // a round trip in ns ticks, reported one-way
         // A log that holds the whole run is never drained inside the loop.
         CHECK(push_all(log, ticks, h) == static_cast<int>((ticks.size() - 1) / capacity));
@@ -55,7 +55,7 @@ TEST_CASE("sample log: warm-up dropped, ticks scaled and rounded, buffer refille
 
 TEST_CASE("sample log: a skip longer than the run leaves nothing; an empty drain records nothing")
 {
-    LatencyHistogram h;
+    qps::report::LatencyHistogram h;
     SampleLog log(4, 10, 1.0);
     push_all(log, {5, 6, 7, 8, 9, 10}, h);
     CHECK(h.count() == 0);
@@ -80,7 +80,7 @@ namespace {
 
 // Pushes (round trip, post tick) pairs the way the client's loop does.
 int push_posted(PostedSampleLog& log, const std::vector<std::uint64_t>& round_trips,
-                const std::vector<std::uint64_t>& posts, LatencyHistogram& rt, LatencyHistogram& period)
+                const std::vector<std::uint64_t>& posts, qps::report::LatencyHistogram& rt, qps::report::LatencyHistogram& period)
 {
     int in_loop = 0;
     std::uint64_t* cur = log.begin();
@@ -110,7 +110,7 @@ TEST_CASE("posted sample log: periods from consecutive posts, warm-up dropped, o
         posts.push_back(t);
         t += 100 + i + 1;
     }
-    LatencyHistogram rt, period;
+    qps::report::LatencyHistogram rt, period;
     PostedSampleLog log(1000, 10, 1.0);
     CHECK(push_posted(log, rts, posts, rt, period) == 0);
     CHECK(rt.count() == 990);
@@ -129,7 +129,7 @@ TEST_CASE("posted sample log: a drain inside the loop drops the one period it fa
         posts.push_back(1000 * i);  // every period 1000 ticks
     for (const std::size_t capacity : {std::size_t{1}, std::size_t{3}, std::size_t{10}, std::size_t{99}}) {
         CAPTURE(capacity);
-        LatencyHistogram rt, period;
+        qps::report::LatencyHistogram rt, period;
         PostedSampleLog log(capacity, 0, 0.5);  // halved, as for send and write
         const int drains = push_posted(log, rts, posts, rt, period);
         CHECK(drains == static_cast<int>((posts.size() - 1) / capacity));

@@ -10,7 +10,7 @@
 
 #include "src/report/histogram.hpp"
 
-using namespace qps::perf;
+using namespace qps::report;
 using H = LatencyHistogram;
 
 namespace {

@@ -238,9 +238,9 @@ Json HeldQps::describe(const HeldQp& q) const
 
 Json HeldQps::create(const Json& req)
 {
-    const CreateRequest c = create_request_from_json(req);
+    const verbs::CreateRequest c = verbs::create_request_from_json(req);
     HeldDevice& dev = open_device(c.device);
-    check_create_against_device(dev.ctx.get(), dev.name, c);
+    verbs::check_create_against_device(dev.ctx.get(), dev.name, c);
 
     auto q = std::make_unique<HeldQp>();
     q->device = &dev;
@@ -258,7 +258,7 @@ Json HeldQps::create(const Json& req)
     if (!q->mr)
         throw SystemError(fmt::format("ibv_reg_mr({} bytes)", c.buffer_size), errno,
                           "is the locked-memory limit (ulimit -l) too low?");
-    q->granted = init_attr(c, q->cq.get());
+    q->granted = verbs::init_attr(c, q->cq.get());
     q->qp.reset(ibv_create_qp(dev.pd.get(), &q->granted));
     if (!q->qp)
         explain_create_failure(dev.pd.get(), q->cq.get(), dev.name, c, errno);  // throws

@@ -94,7 +94,7 @@ CreateOutcome create_qps(const CreateSpec& spec)
 
         if (spec.target != IBV_QPS_RESET) {
             const std::string device = created[0].at("device").get<std::string>();
-            const GidChoice gid = choose_gid(device, spec.create.port, spec.attributes.request.sgid_index);
+            const verbs::GidChoice gid = verbs::choose_gid(device, spec.create.port, spec.attributes.request.sgid_index);
             for (int i = 0; i < count; ++i) {
                 ModifyRequest given = spec.attributes.request;
                 given.port = spec.create.port;

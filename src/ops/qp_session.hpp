@@ -15,7 +15,7 @@
 namespace qps::qp {
 
 struct CreateSpec {
-    CreateRequest create;
+    verbs::CreateRequest create;
     ParsedModify attributes;             // for --to / --pair
     ibv_qp_state target = IBV_QPS_RESET;
     bool pair = false;

@@ -7,7 +7,7 @@
 #include "src/error.hpp"
 #include "src/verbs/handles.hpp"
 
-namespace qps::qp {
+namespace qps::verbs {
 
 Json to_json(const CreateRequest& c)
 {
@@ -124,4 +124,4 @@ void explain_create_failure(ibv_pd* pd, ibv_cq* cq, const std::string& device, c
                       "no single cap explains it; check the QP type and the number of QPs already open");
 }
 
-}  // namespace qps::qp
+}  // namespace qps::verbs

@@ -9,7 +9,7 @@
 
 #include "src/json.hpp"
 
-namespace qps::qp {
+namespace qps::verbs {
 
 struct CreateRequest {
     std::string device;  // empty: the first device
@@ -35,4 +35,4 @@ void check_create_against_device(ibv_context* ctx, const std::string& device, co
 [[noreturn]] void explain_create_failure(ibv_pd* pd, ibv_cq* cq, const std::string& device, const CreateRequest& c,
                                          int err);
 
-}  // namespace qps::qp
+}  // namespace qps::verbs

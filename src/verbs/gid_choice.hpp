@@ -46,8 +46,3 @@ GidChoice choose_gid(const std::string& device, std::uint8_t port, std::optional
                      std::span<const decode::GidKind> prefer = {});
 
 }  // namespace qps::verbs
-
-namespace qps::qp {
-using verbs::choose_gid;
-using verbs::GidChoice;
-}  // namespace qps::qp

@@ -59,11 +59,13 @@ single) hostname lab ;;
 *) hostname "lab-$role" ;;
 esac || die "cannot set the host name"
 
-# The queue, uncached: each side must see the other's files at once.
+# The queue, uncached: each side must see the other's files at once. The
+# FIFO is for naps without a fork (read -t on it; nobody writes it).
 if [[ $role != single ]]; then
 	mkdir -p "$QUEUE"
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 queue "$QUEUE" ||
 		die "cannot mount the queue share"
+	mkfifo -m 0666 /run/qpscope-lab-nap || die "cannot make /run/qpscope-lab-nap"
 fi
 
 # 3. Soft-RoCE. One host: rxe0 on veth0 (192.0.2.1/24); veth1 is its peer
@@ -138,20 +140,25 @@ if [[ $role == b ]]; then
 		) &
 	}
 	shopt -s nullglob
+	exec {nap}<>/run/qpscope-lab-nap # naps without forking sleep(1): see lab/on-b
 	: >"$QUEUE/b-ready" || die "cannot write to the queue"
 	log "host B: serving host A's jobs"
 	while [[ ! -e $QUEUE/stop ]]; do
-		for file in "$QUEUE"/*.job; do
-			file=${file##*/}
-			start_job "${file%.job}"
+		for file in "$QUEUE"/*; do # one directory read per round
+			case $file in
+			*.job)
+				file=${file##*/}
+				start_job "${file%.job}"
+				;;
+			*.cancel) # on-b was killed: so is its job
+				id=${file##*/}
+				id=${id%.cancel}
+				[[ ! -s $JOBS/$id ]] || kill -TERM "$(<"$JOBS/$id")" 2>/dev/null
+				rm -f -- "$file"
+				;;
+			esac
 		done
-		for file in "$QUEUE"/*.cancel; do # on-b was killed: so is its job
-			file=${file##*/}
-			id=${file%.cancel}
-			[[ ! -s $JOBS/$id ]] || kill -TERM "$(<"$JOBS/$id")" 2>/dev/null
-			rm -f -- "$QUEUE/$file"
-		done
-		sleep 0.1
+		read -r -t 0.1 -u "$nap" || true
 	done
 	log "host B: host A is done"
 	power_off

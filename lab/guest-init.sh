@@ -8,8 +8,14 @@
 # mounts the host's shares, runs the command, writes stdout, stderr and rc
 # to the results share and powers off. Progress and errors go to the
 # console, which the host shows when something goes wrong.
+#
+# In a two-host lab (--hosts 2, LAB_ROLE a or b) each guest runs this:
+# rxe0 sits on eth0, the virtio NIC of the wire between the two; host A
+# runs the command, host B runs the agent that takes A's jobs (lab/on-b)
+# from the shared queue until A is done.
 set -u
 readonly RESULTS=/run/qpscope-lab
+readonly QUEUE=/run/qpscope-lab-queue # two hosts: the share A and B pass jobs through
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 log() { echo "qpscope-lab: $*"; }
@@ -25,6 +31,8 @@ power_off() {
 die() {
 	log "error: $*"
 	echo "$*" >"$RESULTS/error"
+	# Host B: A waits for B, so B says it failed in the queue too.
+	[[ ${LAB_ROLE:-} != b ]] || echo "$*" >"$QUEUE/b-error" 2>/dev/null
 	power_off
 }
 
@@ -39,22 +47,52 @@ for dir in /tmp /dev/shm; do
 done
 
 # 2. Settings from the host: LAB_TIMEOUT, LAB_KILL_AFTER, LAB_CWD,
-#    LAB_SHARES (mount tag, path, ...), LAB_ENV (NAME=value ...).
+#    LAB_SHARES (mount tag, path, ...), LAB_ENV (NAME=value ...); with two
+#    hosts also LAB_ROLE (a or b) and LAB_PEER_WAIT (s A waits for B).
 # shellcheck source=/dev/null
 source "$RESULTS/lab.conf" || die "cannot read $RESULTS/lab.conf"
+role=${LAB_ROLE:-single}
 
 # A host name: Open MPI (qpscope-mesh's tests) refuses to start on "(none)".
-hostname lab || die "cannot set the host name"
+case $role in
+single) hostname lab ;;
+*) hostname "lab-$role" ;;
+esac || die "cannot set the host name"
 
-# 3. Soft-RoCE: rxe0 on veth0 (192.0.2.1/24); veth1 is its peer (192.0.2.2/24).
-modprobe -a ib_uverbs rdma_ucm rdma_rxe veth || die "modprobe ib_uverbs rdma_ucm rdma_rxe veth failed"
-ip link set lo up || die "cannot bring lo up"
-ip link add veth0 type veth peer name veth1 || die "cannot create the veth pair"
-ip addr add 192.0.2.1/24 dev veth0 || die "cannot add 192.0.2.1/24 to veth0"
-ip addr add 192.0.2.2/24 dev veth1 || die "cannot add 192.0.2.2/24 to veth1"
-ip link set veth0 up || die "cannot bring veth0 up"
-ip link set veth1 up || die "cannot bring veth1 up"
-rdma link add rxe0 type rxe netdev veth0 || die "rdma link add rxe0 type rxe netdev veth0 failed"
+# The queue, uncached: each side must see the other's files at once. The
+# FIFO is for naps without a fork (read -t on it; nobody writes it).
+if [[ $role != single ]]; then
+	mkdir -p "$QUEUE"
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 queue "$QUEUE" ||
+		die "cannot mount the queue share"
+	mkfifo -m 0666 /run/qpscope-lab-nap || die "cannot make /run/qpscope-lab-nap"
+fi
+
+# 3. Soft-RoCE. One host: rxe0 on veth0 (192.0.2.1/24); veth1 is its peer
+#    (192.0.2.2/24). Two hosts: rxe0 on eth0, A 192.0.2.1/24, B 192.0.2.2/24.
+if [[ $role == single ]]; then
+	modprobe -a ib_uverbs rdma_ucm rdma_rxe veth || die "modprobe ib_uverbs rdma_ucm rdma_rxe veth failed"
+	ip link set lo up || die "cannot bring lo up"
+	ip link add veth0 type veth peer name veth1 || die "cannot create the veth pair"
+	ip addr add 192.0.2.1/24 dev veth0 || die "cannot add 192.0.2.1/24 to veth0"
+	ip addr add 192.0.2.2/24 dev veth1 || die "cannot add 192.0.2.2/24 to veth1"
+	ip link set veth0 up || die "cannot bring veth0 up"
+	ip link set veth1 up || die "cannot bring veth1 up"
+	rdma link add rxe0 type rxe netdev veth0 || die "rdma link add rxe0 type rxe netdev veth0 failed"
+else
+	case $role in
+	a) address=192.0.2.1 ;;
+	b) address=192.0.2.2 ;;
+	*) die "unknown LAB_ROLE '$role'" ;;
+	esac
+	modprobe -a ib_uverbs rdma_ucm rdma_rxe virtio_net ||
+		die "modprobe ib_uverbs rdma_ucm rdma_rxe virtio_net failed"
+	ip link set lo up || die "cannot bring lo up"
+	[[ -e /sys/class/net/eth0 ]] || die "no eth0 (the wire's virtio NIC)"
+	ip addr add "$address/24" dev eth0 || die "cannot add $address/24 to eth0"
+	ip link set eth0 up || die "cannot bring eth0 up"
+	rdma link add rxe0 type rxe netdev eth0 || die "rdma link add rxe0 type rxe netdev eth0 failed"
+fi
 state=missing
 for ((tenth = 0; tenth < 100; tenth++)); do
 	read -r state 2>/dev/null </sys/class/infiniband/rxe0/ports/1/state
@@ -76,6 +114,69 @@ for ((i = 0; i < ${#LAB_SHARES[@]}; i += 2)); do
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro,cache=loose "$tag" "$path" ||
 		die "cannot mount the host's $path"
 done
+
+# Two hosts: B serves A's jobs until A is done; A waits for B to be ready
+# and to answer a ping over the wire, then runs the command with on-b (the
+# host copied lab/on-b into $RESULTS/bin) in PATH.
+if [[ $role == b ]]; then
+	cd "$LAB_CWD" || die "cannot cd to $LAB_CWD"
+	ulimit -l unlimited
+	readonly JOBS=/run/qpscope-lab-jobs # ID: the pid of the job's timeout(1)
+	mkdir -p "$JOBS"
+	# A job runs as the command does on A (see 5.): timeout(1) under a
+	# subshell, the lab's environment, B's stdin /dev/null. ID.rc comes last.
+	start_job() { # start_job ID
+		local job=$QUEUE/$1
+		mv -- "$job.job" "$job.run" 2>/dev/null || return 0
+		log "job $1"
+		(
+			env -i PATH="$PATH" HOME=/root "${LAB_ENV[@]}" \
+				timeout --kill-after="$LAB_KILL_AFTER" "$LAB_TIMEOUT" \
+				bash "$job.run" </dev/null >"$job.out" 2>"$job.err" &
+			echo "$!" >"$JOBS/$1"
+			wait "$!"
+			echo "$?" >"$job.rc.tmp" && mv -- "$job.rc.tmp" "$job.rc"
+			rm -f -- "$JOBS/$1"
+		) &
+	}
+	shopt -s nullglob
+	exec {nap}<>/run/qpscope-lab-nap # naps without forking sleep(1): see lab/on-b
+	: >"$QUEUE/b-ready" || die "cannot write to the queue"
+	log "host B: serving host A's jobs"
+	while [[ ! -e $QUEUE/stop ]]; do
+		for file in "$QUEUE"/*; do # one directory read per round
+			case $file in
+			*.job)
+				file=${file##*/}
+				start_job "${file%.job}"
+				;;
+			*.cancel) # on-b was killed: so is its job
+				id=${file##*/}
+				id=${id%.cancel}
+				[[ ! -s $JOBS/$id ]] || kill -TERM "$(<"$JOBS/$id")" 2>/dev/null
+				rm -f -- "$file"
+				;;
+			esac
+		done
+		read -r -t 0.1 -u "$nap" || true
+	done
+	log "host B: host A is done"
+	power_off
+fi
+if [[ $role == a ]]; then
+	for ((tenth = 0; tenth < LAB_PEER_WAIT * 10; tenth++)); do
+		[[ -e $QUEUE/b-ready || -e $QUEUE/b-error ]] && break
+		sleep 0.1
+	done
+	[[ ! -e $QUEUE/b-error ]] || die "host B: $(<"$QUEUE/b-error")"
+	[[ -e $QUEUE/b-ready ]] || die "host B was not ready after $LAB_PEER_WAIT s"
+	for try in 1 2 3; do
+		busybox ping -q -c 1 -W 5 192.0.2.2 >/dev/null && break
+		((try < 3)) || die "host B (192.0.2.2) does not answer ping over eth0"
+	done
+	PATH=$RESULTS/bin:$PATH
+	log "host B ready"
+fi
 
 # 5. The command, as root, in the host's current directory, with a clean
 #    environment plus what the host passed through. timeout's own messages
@@ -104,6 +205,7 @@ log "running the command"
 	wait $!
 )
 rc=$?
+[[ $role != a ]] || : >"$QUEUE/stop" # host B powers off
 # How long the command ran by the guest's clocks: a "timed out" that the
 # host's clock contradicts is then visible.
 { echo "uptime $(cut -d' ' -f1 /proc/uptime) s"; date -u '+date %Y-%m-%dT%H:%M:%SZ'; } >"$RESULTS/clock"

@@ -438,13 +438,4 @@ std::vector<std::string> wc_status_checks(int raw)
 Decoded wc_opcode(int raw) { return decode_enum<int>(wc_opcode_table, raw); }
 Decoded wr_opcode(int raw) { return decode_enum<int>(wr_opcode_table, raw); }
 
-// ---------------------------------------------------------------- traffic class
-
-TrafficClass traffic_class(std::uint8_t tc)
-{
-    const int ecn = tc & 3;
-    return TrafficClass{tc, static_cast<std::uint8_t>(tc >> 2), static_cast<std::uint8_t>(ecn),
-                        *lookup<int>(ecn_table, ecn)};
-}
-
 }  // namespace qps::decode

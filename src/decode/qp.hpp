@@ -462,23 +462,6 @@ std::vector<std::string> wc_status_checks(int raw);
 Decoded wc_opcode(int raw);
 Decoded wr_opcode(int raw);
 
-// ---------------------------------------------------------------- traffic class
-
-// GRH traffic class = IP DS field on RoCE v2: DSCP in the upper six bits,
-// ECN (RFC 3168) in the lower two.
-inline constexpr std::array<EnumEntry<int>, 4> ecn_table{{
-    {0, "Not-ECT"},
-    {1, "ECT(1)"},
-    {2, "ECT(0)"},
-    {3, "CE"},
-}};
-
-struct TrafficClass {
-    std::uint8_t raw;
-    std::uint8_t dscp;  // tc >> 2
-    std::uint8_t ecn;   // tc & 3
-    std::string_view ecn_name;
-};
-TrafficClass traffic_class(std::uint8_t tc);
+// The traffic class (DSCP, ECN) is src/decode/tos.hpp.
 
 }  // namespace qps::decode

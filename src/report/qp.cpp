@@ -6,6 +6,7 @@
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
+#include "src/decode/tos.hpp"
 #include "src/json.hpp"
 #include "src/qp/attributes.hpp"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "src/decode/qp.hpp"
+#include "src/decode/tos.hpp"
 
 using namespace qps::decode;
 

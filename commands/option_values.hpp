@@ -12,7 +12,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <array>
 #include <string>
 #include <string_view>
 #include <vector>

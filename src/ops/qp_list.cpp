@@ -55,9 +55,10 @@ QpListing list_qps(const QpListFilter& f)
         const health::QpVerdict* v = verdict_of(watch.verdicts, q);
         if (stalled && (!v || !(v->no_progress || v->error_state)))
             continue;
-        if (!kept(f, q, is_held(q)))
+        const bool held_here = is_held(q);
+        if (!kept(f, q, held_here))
             continue;
-        out.qps.push_back(report::kernel_qp_report(q, is_held(q)));
+        out.qps.push_back(report::kernel_qp_report(q, held_here));
         if (!v)
             continue;
         if (stalled || v->error_state)

@@ -32,10 +32,7 @@ run timeout 120 "$q" --quiet doctor
 expect_rc 0
 expect_true "--quiet on a healthy host prints nothing (got '$out')" test -z "$out"
 
-# opens_per_device FILE: "N" lines, one per uverbs device file the traced
-# process opened, N its opens (one ibv_open_device is one open).
-opens_per_device() { grep -o 'openat(.*"/dev/infiniband/uverbs[0-9]*"' "$1" | grep -o 'uverbs[0-9]*' | sort | uniq -c | awk '{ print $1 }'; }
-traced=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f --seccomp-bpf -e trace=openat -o)  # + FILE COMMAND...
+. "$here/opens-lib.sh"
 
 case_ "doctor opens each device once: its snapshot and the self-test share the context (-d rxe0, and without -d)"
 run timeout 120 "${traced[@]}" "$_scratch/doctor-opens-d" "$q" --quiet doctor -d rxe0

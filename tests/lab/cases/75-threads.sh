@@ -79,11 +79,7 @@ expect_out_has "2 threads x 1 QP"
 expect_out_has "each thread of the posting sides"
 expect_out_has "ALL THREADS s"
 
-# device_opens FILE: how often the traced process opened a uverbs device
-# file (one ibv_open_device is one open of /dev/infiniband/uverbsN).
-device_opens() { grep -c 'openat(.*"/dev/infiniband/uverbs[0-9]*"' "$1"; }
-# (LeakSanitizer cannot run under ptrace.)
-traced=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f --seccomp-bpf -e trace=openat -o)  # + FILE COMMAND...
+. "$here/opens-lib.sh"
 
 # opens_once COMMAND SERVER-ARGS... -- CLIENT-ARGS...: a server and a
 # client of COMMAND, both traced; each must open the device exactly once.

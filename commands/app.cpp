@@ -54,13 +54,14 @@ void build_app(CLI::App& app, GlobalOptions& global)
                                             "is set), always, never")
         ->transform(one_of({"auto", "always", "never"}));
     app.add_flag("-q,--quiet", global.quiet,
-                 "Print no informational lines (progress) on stderr; errors are still printed. doctor: only one "
-                 "line per failure");
+                 "Print no informational lines (progress) on stderr; errors are still printed. doctor and "
+                 "path: only one line per problem");
     register_ports(app, global);
     register_qp(app, global);
     register_ping_pong(app, global);
     register_bw(app, global);
     register_doctor(app, global);
+    register_path(app, global);
     register_explain(app, global);
     register_mesh(app, global);
     register_complete_script(app);

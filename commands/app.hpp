@@ -44,6 +44,7 @@ void register_qp(CLI::App& app, const GlobalOptions& global);
 void register_ping_pong(CLI::App& app, const GlobalOptions& global);
 void register_bw(CLI::App& app, const GlobalOptions& global);
 void register_doctor(CLI::App& app, const GlobalOptions& global);
+void register_path(CLI::App& app, const GlobalOptions& global);
 void register_explain(CLI::App& app, const GlobalOptions& global);
 void register_mesh(CLI::App& app, const GlobalOptions& global);
 

@@ -8,6 +8,7 @@
 #include "commands/link_flags.hpp"
 #include "formatters/latency.hpp"
 #include "src/error.hpp"
+#include "src/exit_code.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/ops/ping_pong.hpp"
 
@@ -36,7 +37,7 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
         });
         emit(global, "ping-pong", [&](fmt_out::Printer& p) { fmt_out::render_ping_pong(report, p); });
         if (report.aborted)
-            throw ReportedFailure{aborted_run_exit_code()};
+            throw ReportedFailure{report.stalled_on_path ? exit_failed : aborted_run_exit_code()};
     });
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "formatters/findings.hpp"
+
 namespace qps::fmt_out {
 
 namespace {
@@ -11,17 +13,6 @@ std::string group_of(const health::Finding& f)
     if (f.device.empty())
         return "host";
     return f.port ? fmt::format("{} port {}", f.device, *f.port) : f.device;
-}
-
-std::string status_word(health::Status s)
-{
-    switch (s) {
-    case health::Status::ok: return "ok";
-    case health::Status::warn: return "WARN";
-    case health::Status::fail: return "FAIL";
-    case health::Status::skipped: return "skip";
-    }
-    return "?";
 }
 
 }  // namespace
@@ -37,22 +28,7 @@ void render_doctor(const health::DoctorReport& r, bool strict, Printer& p)
             group = g;
             p.note(group);
         }
-        p.begin_object("", "");
-        p.datum("id", f.id);
-        p.datum("status", std::string(health::status_name(f.status)));
-        p.datum("device", f.device.empty() ? Value(nullptr) : Value(f.device));
-        p.datum("port", f.port ? Value(std::uint64_t{*f.port}) : Value(nullptr));
-        // The label column: "FAIL  port.state      ".
-        p.field("summary", fmt::format("  {:<4}  {:<15}", status_word(f.status), f.id), f.summary);
-        if (!f.why.empty())
-            p.field("why", "          why", f.why);
-        if (!f.fix.empty())
-            p.field("fix", "          fix", f.fix);
-        p.begin_object("seen", "");
-        for (const auto& [name, value] : f.seen)
-            p.datum(name, value);
-        p.end_object();
-        p.end_object();
+        render_finding(f, p);
     }
     p.end_list();
     const health::DoctorCounts c = health::count_findings(r);
@@ -73,8 +49,7 @@ std::vector<std::string> doctor_failure_lines(const health::DoctorReport& r, boo
     std::vector<std::string> out;
     for (const auto& f : r.findings)
         if (health::counts_against(f, strict))
-            out.push_back(fmt::format("{} {} {}: {}{}", status_word(f.status), f.id, group_of(f), f.summary,
-                                      f.fix.empty() ? "" : "; fix: " + f.fix));
+            out.push_back(finding_line(f, group_of(f)));
     return out;
 }
 

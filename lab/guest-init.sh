@@ -54,8 +54,10 @@ source "$RESULTS/lab.conf" || die "cannot read $RESULTS/lab.conf"
 role=${LAB_ROLE:-single}
 
 # A host name: Open MPI (qpscope-mesh's tests) refuses to start on "(none)".
+# Host A of two is "lab" like the one host (the one-host cases run on A and
+# name it), B is "lab-b".
 case $role in
-single) hostname lab ;;
+single | a) hostname lab ;;
 *) hostname "lab-$role" ;;
 esac || die "cannot set the host name"
 

@@ -4,9 +4,11 @@
 # on eth0's ingress), printing what each side said. Runs on host A:
 #   lab/qpscope-lab --hosts 2 --smp 1 -- lab/examples/two-hosts-qpscope-drop.sh [build/qpscope]
 # On 2026-11-26 (issue 24's starting point): clean, one-way p50 about
-# 326 us; dropped, both sides exit 3 and blame the peer ("no completion
+# 326 us; dropped, both sides exited 3 and blamed the peer ("no completion
 # within the timeout: the peer is silent"), although its TCP exchange
-# answered: that is what issue 24 part 3 is to name correctly.
+# answered. Since then they swap their RoCE packet counts and exit 1 naming
+# the way ("here sent N RoCE packets since the run began, 192.0.2.2
+# received none, ...: UDP 4791 dropped on the way or at 192.0.2.2").
 set -u
 q=$(readlink -f "${1:-build/qpscope}")
 try() {

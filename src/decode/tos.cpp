@@ -48,4 +48,13 @@ std::optional<std::string> traffic_class_change(int sent, int received)
     return util::join(what, "; ");
 }
 
+std::optional<int> received_traffic_class(const std::array<std::uint8_t, 40>& grh)
+{
+    if ((grh[20] >> 4) == 4 && (grh[20] & 0xf) >= 5)  // IPv4, a header of at least 20 bytes
+        return grh[21];
+    if ((grh[0] >> 4) == 6)
+        return ((grh[0] & 0xf) << 4) | (grh[1] >> 4);
+    return std::nullopt;
+}
+
 }  // namespace qps::decode

@@ -59,4 +59,11 @@ std::string traffic_class_text(int traffic_class);
 // ("congestion experienced on the way") and ECN cleared or changed.
 std::optional<std::string> traffic_class_change(int sent, int received);
 
+// The traffic class of a received UD message from the 40 bytes of GRH
+// space its receive buffer starts with: on RoCE v2 over IPv4 the IPv4
+// header fills the last 20 (version 4 in byte 20, the TOS in byte 21), over
+// IPv6 (and on RoCE v1 / InfiniBand, the GRH itself) version 6 and the
+// traffic class in the first two. nullopt when neither header is there.
+std::optional<int> received_traffic_class(const std::array<std::uint8_t, 40>& grh);
+
 }  // namespace qps::decode

@@ -125,4 +125,44 @@ std::vector<int> device_local_cpus(const std::string& device, const std::string&
     return parse_cpu_list(text).value_or(std::vector<int>{});
 }
 
+namespace {
+
+std::optional<std::uint64_t> value_of(const CounterSet& set, std::string_view name)
+{
+    for (const auto& c : set.counters)
+        if (c.name == name)
+            return c.value;
+    return std::nullopt;
+}
+
+std::optional<std::uint64_t> rise(const std::optional<std::uint64_t>& before, const std::optional<std::uint64_t>& after)
+{
+    if (before && after && *after >= *before)
+        return *after - *before;
+    return std::nullopt;
+}
+
+}  // namespace
+
+PacketCounts packet_counts(const CounterSet& hw_counters, const CounterSet& counters)
+{
+    PacketCounts p{value_of(hw_counters, "sent_pkts"), value_of(hw_counters, "rcvd_pkts")};
+    if (!p.sent)
+        p.sent = value_of(counters, "port_xmit_packets");
+    if (!p.received)
+        p.received = value_of(counters, "port_rcv_packets");
+    return p;
+}
+
+PacketCounts read_packet_counts(const std::string& device, std::uint32_t port, const std::string& root)
+{
+    return packet_counts(read_port_counters(device, port, "hw_counters", root),
+                         read_port_counters(device, port, "counters", root));
+}
+
+PacketCounts packets_since(const PacketCounts& before, const PacketCounts& after)
+{
+    return {rise(before.sent, after.sent), rise(before.received, after.received)};
+}
+
 }  // namespace qps::kernel

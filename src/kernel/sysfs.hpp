@@ -25,6 +25,19 @@ struct CounterSet {
 CounterSet read_port_counters(const std::string& device, std::uint32_t port, const std::string& subdir,
                               const std::string& root = "/sys/class/infiniband");
 
+// A port's packets, each way: rxe's hw_counters sent_pkts and rcvd_pkts,
+// else the standard counters port_xmit_packets and port_rcv_packets
+// (nullopt: neither). On RoCE these count the RoCE packets.
+struct PacketCounts {
+    std::optional<std::uint64_t> sent, received;
+};
+PacketCounts packet_counts(const CounterSet& hw_counters, const CounterSet& counters);
+PacketCounts read_packet_counts(const std::string& device, std::uint32_t port,
+                                const std::string& root = "/sys/class/infiniband");
+// What `after` counted since `before` (nullopt where either is unknown or
+// the counter went down: reset).
+PacketCounts packets_since(const PacketCounts& before, const PacketCounts& after);
+
 // The CPUs near the device (its PCI function's local_cpulist: the NUMA
 // node's); empty when sysfs does not say (Soft-RoCE has no PCI device).
 std::vector<int> device_local_cpus(const std::string& device, const std::string& root = "/sys/class/infiniband");

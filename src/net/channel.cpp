@@ -401,4 +401,12 @@ Channel Listener::accept(milliseconds timeout)
     }
 }
 
+std::string host_of(const std::string& peer)
+{
+    std::string host = peer.substr(0, peer.rfind(':'));
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    return host;
+}
+
 }  // namespace qps::net

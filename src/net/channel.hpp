@@ -88,4 +88,8 @@ private:
 // "host:port", with brackets around an IPv6 address.
 std::string host_port(std::string_view host, std::uint16_t port);
 
+// The address of a peer as Channel::peer() names it, without the port:
+// "192.0.2.2" of "192.0.2.2:18615", "fe80::1" of "[fe80::1]:18615".
+std::string host_of(const std::string& peer);
+
 }  // namespace qps::net

@@ -29,10 +29,11 @@ namespace qps::net {
 
 // Bumped whenever a message changes; the frame format, the hello's "type",
 // "tool" and "version" members and the error message never change.
-// 2: the endpoint carries max_dest_rd_atomic; 3: params carry threads; 4: heartbeats during a run
-inline constexpr std::uint32_t oob_version = 4;
+// 2: the endpoint carries max_dest_rd_atomic; 3: params carry threads; 4: heartbeats during a run;
+// 5: the test "path"
+inline constexpr std::uint32_t oob_version = 5;
 inline constexpr std::string_view oob_tool = "qpscope";
-inline constexpr std::array<std::string_view, 2> oob_tests{"ping-pong", "bw"};
+inline constexpr std::array<std::string_view, 3> oob_tests{"ping-pong", "bw", "path"};
 inline constexpr std::array<std::string_view, 2> oob_roles{"client", "server"};
 inline constexpr std::array<std::uint32_t, 5> oob_mtus{256, 512, 1024, 2048, 4096};
 inline constexpr std::size_t max_error_message_bytes = 1024;
@@ -40,7 +41,7 @@ inline constexpr std::size_t max_error_message_bytes = 1024;
 struct Hello {
     std::uint32_t version = oob_version;
     std::string tool{oob_tool};
-    std::string test;  // "ping-pong" | "bw"
+    std::string test;  // "ping-pong" | "bw" | "path"
     std::string role;  // "client" | "server"
     bool operator==(const Hello&) const = default;
 };

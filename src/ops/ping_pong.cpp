@@ -10,7 +10,9 @@
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
+#include "src/health/path_checks.hpp"
 #include "src/json.hpp"
+#include "src/kernel/sysfs.hpp"
 #include "src/net/exchange.hpp"
 #include "src/net/heartbeat.hpp"
 #include "src/ops/side_checks.hpp"
@@ -118,15 +120,54 @@ std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& 
                             });
 }
 
-// The results exchanged: the peer's figures into `sr`. Returns why the run
-// ends early (nullopt to go on): this side's own abort, or a peer gone or silent.
-std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchange& ex, std::chrono::milliseconds timeout)
+// The RoCE packets of a side since the run began, as its results carry them.
+Json packets_json(const kernel::PacketCounts& p)
+{
+    const auto one = [](const std::optional<std::uint64_t>& n) { return n ? Json(*n) : Json(nullptr); };
+    return Json{{"sent", one(p.sent)}, {"received", one(p.received)}};
+}
+
+kernel::PacketCounts packets_from(const Json& results)
+{
+    kernel::PacketCounts p;
+    if (!results.is_object() || !results.contains("roce_packets"))
+        return p;  // counters unknown to the peer
+    const Json& j = results.at("roce_packets");
+    const auto one = [&](const char* key) {
+        return j.contains(key) && j.at(key).is_number_unsigned() ? std::optional<std::uint64_t>(j.at(key).get<std::uint64_t>())
+                                                                  : std::nullopt;
+    };
+    p.sent = one("sent");
+    p.received = one("received");
+    return p;
+}
+
+// The results exchanged: the peer's figures into `sr`, each side's RoCE
+// packets since `at_start` with them. Returns why the run ends early
+// (nullopt to go on): this side's own abort, or a peer gone or silent; a
+// run that stalled while the peer still answered is judged by both sides'
+// packets, and when they show where RoCE packets stopped, that is the
+// reason and `stalled_on_path` is set.
+std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchange& ex, const LinkOptions& o,
+                                            const std::string& device, const kernel::PacketCounts& at_start,
+                                            bool& stalled_on_path)
 {
     bool aborted = sr.local.aborted;
     std::string abort_reason = sr.local.abort_reason;
+    const kernel::PacketCounts mine = kernel::packets_since(at_start, kernel::read_packet_counts(device, o.port));
+    Json local = report::to_json(sr.local);
+    local["roce_packets"] = packets_json(mine);
     try {
-        sr.peer = report::latency_stats_from_json(
-            ex.results(report::to_json(sr.local), aborted ? std::chrono::milliseconds(1000) : timeout));
+        const Json theirs = ex.results(local, aborted ? std::chrono::milliseconds(1000) : o.timeout);
+        sr.peer = report::latency_stats_from_json(theirs);
+        if (aborted) {
+            const health::Finding f =
+                health::check_stalled_run(net::host_of(ex.channel().peer()), mine, packets_from(theirs), o.tcp_port);
+            if (f.failed()) {
+                abort_reason = health::error_line(f);
+                stalled_on_path = true;
+            }
+        }
     } catch (const TimeoutError& e) {
         // The peer is gone or silent: keep what this side measured.
         if (!aborted)
@@ -176,6 +217,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     const auto pairs = connect_pairs(o, ex, largest);
     const verbs::LinkResources& res = *pairs.front();
     report::PingPongReport rep = ping_pong_header(o, ex, res, clock, cpus);
+    const kernel::PacketCounts at_start = kernel::read_packet_counts(res.device_name(), o.port);
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
@@ -196,7 +238,8 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
             sr.local.aborted = true;
             sr.local.abort_reason = lost;
         }
-        const std::optional<std::string> ended = exchange_results(sr, ex, o.timeout);
+        const std::optional<std::string> ended =
+            exchange_results(sr, ex, o, res.device_name(), at_start, rep.stalled_on_path);
         rep.sizes.push_back(sr);
         if (progress)
             progress(sr);

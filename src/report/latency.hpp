@@ -85,6 +85,10 @@ struct PingPongReport : LinkHeader {
     std::vector<SizeResult> sizes;
     bool aborted = false;
     std::string abort_reason;
+    // The run stalled while the peer answered, and both sides' RoCE packets
+    // show where they stopped (abort_reason says it): a fault of the path,
+    // not a lost peer (exit 1, not 3).
+    bool stalled_on_path = false;
 
     // The server of a read test only keeps its QP up: the client's reads are
     // answered by the server's NIC, so the server has no figures to report.

@@ -35,4 +35,19 @@ std::string join(const std::vector<std::string>& words, std::string_view sep)
     return out;
 }
 
+std::vector<std::string> split(std::string_view s, char sep)
+{
+    std::vector<std::string> out;
+    if (s.empty())
+        return out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t at = s.find(sep, start);
+        out.emplace_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+        if (at == std::string_view::npos)
+            return out;
+        start = at + 1;
+    }
+}
+
 }  // namespace qps::util

@@ -13,5 +13,7 @@ std::string_view trim(std::string_view s);
 std::string lower(std::string_view s);
 // The words with `sep` between them.
 std::string join(const std::vector<std::string>& words, std::string_view sep = " ");
+// The pieces of `s` between the `sep` bytes ("a,,b" -> "a", "", "b"; "" -> none).
+std::vector<std::string> split(std::string_view s, char sep);
 
 }  // namespace qps::util

@@ -180,14 +180,16 @@ void LinkResources::connect(const net::Endpoint& peer)
         given.dgid = peer.gid;
         given.sgid_index = static_cast<std::uint8_t>(local_.gid_index);
         given.hop_limit = 64;
+        if (setup_.traffic_class)
+            given.traffic_class = setup_.traffic_class;
     }
     // The exchange admits 1..255 only; a peer of another path is held to it.
     rd_atomic_ = static_cast<std::uint8_t>(
         std::min<std::uint32_t>(rd_atomic_, std::clamp<std::uint32_t>(peer.max_dest_rd_atomic, 1, 255)));
     given.max_rd_atomic = rd_atomic_;
     given.max_dest_rd_atomic = dest_rd_atomic_;
-    given.timeout = 14;
-    given.retry_cnt = 7;
+    given.timeout = link_ack_timeout_code;
+    given.retry_cnt = link_retry_cnt;
     given.rnr_retry = 7;
     given.min_rnr_timer = 12;
     if (global)
@@ -220,6 +222,7 @@ void LinkResources::connect(const net::Endpoint& peer)
             std::memcpy(ah.grh.dgid.raw, peer.gid.data(), 16);
             ah.grh.sgid_index = static_cast<std::uint8_t>(local_.gid_index);
             ah.grh.hop_limit = 64;
+            ah.grh.traffic_class = setup_.traffic_class;
         }
         ah_.reset(ibv_create_ah(pd_.get(), &ah));
         if (!ah_) {

@@ -35,6 +35,9 @@ struct LinkSetup {
     std::uint32_t send_depth = 128, recv_depth = 128;
     std::uint32_t max_inline = 0;       // asked for; granted may be lower
     std::optional<ibv_mtu> mtu;         // nullopt = the port's active MTU
+    // The GRH's traffic class (RoCE v2: the IP TOS byte, DSCP << 2 | ECN)
+    // of what this side sends; 0 = the QP's default.
+    std::uint8_t traffic_class = 0;
     // A client: the GID kinds that reach its destination, most wanted first
     // (health::gid_kinds_for); the GID choice prefers them. Empty: no preference.
     std::vector<decode::GidKind> gid_kinds;
@@ -109,6 +112,11 @@ private:
     net::Endpoint local_;   // what the peer needs to reach this side (mtu: this side's wish)
     net::Endpoint remote_;  // the peer's, once connected
 };
+
+// What connect() gives an RC or UC QP: the local ACK timeout (code: 4.096 us
+// x 2^14 = 67 ms) and the retry count (7: rxe and others then retry forever).
+inline constexpr int link_ack_timeout_code = 14;
+inline constexpr int link_retry_cnt = 7;
 
 // The GRH a UD receive buffer starts with.
 inline constexpr std::uint32_t ud_grh_bytes = 40;

@@ -1,7 +1,7 @@
 # Lab cases: every command's --json output validates against its JSON
 # Schema in docs/schema/ (python3-jsonschema, Draft 2020-12): ports, ports
-# --watch (one schema per line), the qp lifecycle, ping-pong and bw (both
-# sides), and the error document. Sourced by tests/lab/run-all with $q set.
+# --watch (one schema per line), the qp lifecycle, ping-pong, bw and path
+# (both sides), and the error document. Sourced by tests/lab/run-all with $q set.
 
 sch_dir=$(cd "$here/../../docs/schema" && pwd)
 sch_tmp=$(mktemp -d)
@@ -215,6 +215,27 @@ run timeout 120 "$q" --json bw 127.0.0.1 -d rxe0 --threads 2 -s 4096 -D 600 --ti
 wait "$sch_server" "$sch_killer" 2>/dev/null
 expect_rc 3; expect_valid bw
 expect_true "aborted, with a reason" test "$(sch_jq '.test.aborted and (.test.abort_reason | length > 0)')" = true
+
+case_ "schemas: path, both sides, healthy and failing"
+sch_pair path "$sch_tmp/server.json" -- --probes 5 --burst 20 --pings 10
+expect_true "path: client 0, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 0/0
+expect_valid path
+expect_valid_file path "$sch_tmp/server.json"
+expect_true "client: healthy, two directions, path.roce ok both ways" test \
+  "$(sch_jq '[.healthy, (.directions | length), ([.findings[] | select(.id == "path.roce") | .status] | join(","))] | join("/")')" = "true/2/ok,ok"
+expect_true "server: the client's parameters and round trip" test \
+  "$(jq -r '[.role, .probes, .burst, .pings, .round_trip.sent] | join("/")' "$sch_tmp/server.json")" = "server/5/20/10/10"
+# rxe0's active MTU is 1024: mtu>=4096 is missed, the client exits 1 (the
+# server has no --expect of its own); a traffic class that arrives as sent.
+sch_pair path "$sch_tmp/server.json" -- --probes 5 --burst 20 --pings 10 --tclass 104 --expect 'mtu>=4096,loss<=0'
+expect_true "path --expect mtu>=4096: client 1, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 1/0
+expect_valid path
+expect_valid_file path "$sch_tmp/server.json"
+expect_true "not healthy, path.expect fail then ok, traffic class 104 received" test \
+  "$(sch_jq '[.healthy, ([.findings[] | select(.id == "path.expect") | .status] | join(",")), .directions[1].traffic_class_received] | join("/")')" = "false/fail,ok/104"
+run "$q" --json path 127.0.0.1 -d rxe0 -p 18699 --timeout 1   # nobody serves there
+expect_rc 3; expect_valid error
+expect_true "kind timeout, command path" test "$(sch_jq '.error.kind')/$(sch_jq '.command')" = timeout/path
 
 case_ "schemas: doctor, healthy and failing"
 run timeout 120 "$q" --json doctor

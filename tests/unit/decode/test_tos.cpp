@@ -40,3 +40,21 @@ TEST_CASE("what changed on the way: nothing, DSCP re-marked, CE, ECN cleared, bo
     CHECK(traffic_class_change(106, 3) == "sent DSCP 26 (AF31), received DSCP 0 (CS0): re-marked on the way; "
                                           "ECN CE: congestion experienced on the way");
 }
+
+TEST_CASE("the traffic class of a received UD message, from its GRH space")
+{
+    std::array<std::uint8_t, 40> grh{};
+    CHECK_FALSE(received_traffic_class(grh).has_value());  // nothing there
+    // RoCE v2 over IPv4: the IPv4 header in the last 20 bytes.
+    grh[20] = 0x45;
+    grh[21] = 104;
+    CHECK(received_traffic_class(grh) == 104);
+    grh[20] = 0x44;  // an IPv4 header length below 5 words is no header
+    CHECK_FALSE(received_traffic_class(grh).has_value());
+    // IPv6 (or an IB GRH): version 6, traffic class across the first two bytes.
+    std::array<std::uint8_t, 40> v6{};
+    v6[0] = 0x66;  // version 6, traffic class high nibble 6
+    v6[1] = 0xa0;  // low nibble 0xa
+    CHECK(received_traffic_class(v6) == 0x6a);
+    CHECK(dscp_of(*received_traffic_class(v6)) == 26);
+}

@@ -46,6 +46,39 @@ TEST_CASE("read_port_counters reads a counters directory, sorted, with bad files
     fs::remove_all(root);
 }
 
+TEST_CASE("packet counts: rxe's hw_counters first, the standard counters else; what rose since")
+{
+    char tmpl[] = "/tmp/qpscope-sysfs-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    const fs::path root(tmpl);
+    const fs::path hw = root / "rxe0" / "ports" / "1" / "hw_counters";
+    const fs::path std_dir = root / "mlx0" / "ports" / "1" / "counters";
+    fs::create_directories(hw);
+    fs::create_directories(std_dir);
+    std::ofstream(hw / "sent_pkts") << "100\n";
+    std::ofstream(hw / "rcvd_pkts") << "90\n";
+    std::ofstream(std_dir / "port_xmit_packets") << "5000\n";
+    std::ofstream(std_dir / "port_rcv_packets") << "4000\n";
+
+    const PacketCounts rxe = read_packet_counts("rxe0", 1, root.string());
+    CHECK(rxe.sent == 100u);
+    CHECK(rxe.received == 90u);
+    const PacketCounts mlx = read_packet_counts("mlx0", 1, root.string());
+    CHECK(mlx.sent == 5000u);
+    CHECK(mlx.received == 4000u);
+    const PacketCounts none = read_packet_counts("gone0", 1, root.string());
+    CHECK_FALSE(none.sent);
+    CHECK_FALSE(none.received);
+
+    const PacketCounts later{150, 90};
+    const PacketCounts rose = packets_since(rxe, later);
+    CHECK(rose.sent == 50u);
+    CHECK(rose.received == 0u);
+    CHECK_FALSE(packets_since(later, rxe).sent);  // went down: reset, unknown
+    CHECK_FALSE(packets_since(none, rxe).sent);
+    fs::remove_all(root);
+}
+
 TEST_CASE("parse_cpu_list reads the kernel's CPU lists, ranges and repeats kept in order")
 {
     using V = std::vector<int>;

@@ -295,3 +295,10 @@ TEST_CASE("send: a peer that does not read runs into the deadline")
     CHECK(contains(e, "bytes sent): the peer is not reading"));
     CHECK(ms_since(start) < 3000);
 }
+
+TEST_CASE("host_of: a peer's address without its port, IPv6 without brackets")
+{
+    CHECK(qps::net::host_of("192.0.2.2:18615") == "192.0.2.2");
+    CHECK(qps::net::host_of("[fe80::1]:18615") == "fe80::1");
+    CHECK(qps::net::host_of("lab") == "lab");
+}

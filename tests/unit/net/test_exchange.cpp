@@ -118,10 +118,10 @@ TEST_CASE("another exchange version is named both ways")
 {
     RawPair p;
     Exchange server(std::move(p.server), Role::server, "ping-pong", 1000ms);
-    // A later qpscope: version 5, with a member this version does not know.
-    p.raw.write(frame_of(R"({"type":"hello","version":5,"tool":"qpscope","test":"ping-pong","role":"client","window":8})"));
+    // A later qpscope: version 6, with a member this version does not know.
+    p.raw.write(frame_of(R"({"type":"hello","version":6,"tool":"qpscope","test":"ping-pong","role":"client","window":8})"));
     CHECK(failure([&] { server.hello(); }) ==
-          fmt::format("failed: exchange with {}: peer speaks qpscope exchange version 5, this is version 4",
+          fmt::format("failed: exchange with {}: peer speaks qpscope exchange version 6, this is version 5",
                       server.channel().peer()));
     // The raw client still got this side's hello (so it can name the mismatch
     // too), then the reason this side gave up.
@@ -130,14 +130,14 @@ TEST_CASE("another exchange version is named both ways")
     CHECK(hello["version"] == oob_version);
     const Json error = client.receive(500ms);
     CHECK(message_type(error) == "error");
-    CHECK(contains(parse_error_message(error), "peer speaks qpscope exchange version 5, this is version 4"));
+    CHECK(contains(parse_error_message(error), "peer speaks qpscope exchange version 6, this is version 5"));
 }
 
 TEST_CASE("a message of the wrong type at a step")
 {
     RawPair p;
     Exchange server(std::move(p.server), Role::server, "ping-pong", 1000ms);
-    p.raw.write(frame_of(R"({"type":"hello","version":4,"tool":"qpscope","test":"ping-pong","role":"client"})"));
+    p.raw.write(frame_of(R"({"type":"hello","version":5,"tool":"qpscope","test":"ping-pong","role":"client"})"));
     server.hello();
     p.raw.write(frame_of(R"({"type":"ready"})"));
     CHECK(failure([&] { server.params(Json::object(), {}); }) ==
@@ -192,7 +192,7 @@ TEST_CASE("a peer that closes mid-exchange")
 {
     RawPair p;
     Exchange server(std::move(p.server), Role::server, "ping-pong", 1000ms);
-    p.raw.write(frame_of(R"({"type":"hello","version":4,"tool":"qpscope","test":"ping-pong","role":"client"})"));
+    p.raw.write(frame_of(R"({"type":"hello","version":5,"tool":"qpscope","test":"ping-pong","role":"client"})"));
     server.hello();
     {
         Channel client = Channel::adopt(::dup(p.raw.fd()));

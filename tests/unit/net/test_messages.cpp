@@ -59,7 +59,7 @@ const Json removed = Json(Json::value_t::discarded);
 TEST_CASE("hello: round trip and wire form")
 {
     const Hello h{oob_version, "qpscope", "bw", "server"};
-    CHECK(to_message(h).dump() == R"({"type":"hello","version":4,"tool":"qpscope","test":"bw","role":"server"})");
+    CHECK(to_message(h).dump() == R"({"type":"hello","version":5,"tool":"qpscope","test":"bw","role":"server"})");
     CHECK(parse_hello(to_message(h)) == h);
     CHECK(parse_hello(decode_frame(encode_frame(to_message(h)))) == h);
 }
@@ -74,7 +74,7 @@ TEST_CASE("hello: strict members")
     CHECK(hello_error(m) == R"(hello message: missing member "role")");
     m = hello_json();
     m["test"] = "latency";
-    CHECK(hello_error(m) == R"(hello message: member "test" is "latency", must be one of "ping-pong", "bw")");
+    CHECK(hello_error(m) == R"(hello message: member "test" is "latency", must be one of "ping-pong", "bw", "path")");
     m = hello_json();
     m["role"] = 1;
     CHECK(hello_error(m) == R"(hello message: member "role" is 1, must be one of "client", "server")");
@@ -96,10 +96,10 @@ TEST_CASE("hello: another tool or another version is named before anything else"
     CHECK(hello_error(m) == R"(peer is not qpscope: hello message member "tool" is "perftest", must be "qpscope")");
     // A later version may add members: the version is what gets named.
     m = hello_json();
-    m["version"] = 5;
+    m["version"] = 6;
     m["features"] = {"zero-copy"};
     m["test"] = "stream";
-    CHECK(hello_error(m) == "peer speaks qpscope exchange version 5, this is version 4");
+    CHECK(hello_error(m) == "peer speaks qpscope exchange version 6, this is version 5");
     CHECK(version_mismatch(1, 2) == "peer speaks qpscope exchange version 1, this is version 2");
     CHECK(hello_error(Json{{"type", "endpoint"}}) == R"(expected the "hello" message, got "endpoint")");
     CHECK(hello_error(Json{{"kind", "hello"}}) == R"(expected the "hello" message, got a message without a type)");

@@ -1,0 +1,19 @@
+// Layout of `qpscope path`: both sides, the round trip, each direction's
+// sweep and burst, the findings, both sides' counters, the verdict; and
+// the one-line-per-problem form of --quiet.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "formatters/printer.hpp"
+#include "src/ops/path.hpp"
+
+namespace qps::fmt_out {
+
+void render_path(const health::PathReport& r, Printer& p);
+// --quiet: "WARN path.loss: here -> 192.0.2.2: 2.0 % loss ...; fix: ..." for
+// each finding that warns or fails; none on a healthy path.
+std::vector<std::string> path_problem_lines(const health::PathReport& r);
+
+}  // namespace qps::fmt_out

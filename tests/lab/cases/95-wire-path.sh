@@ -1,0 +1,145 @@
+# Lab cases across the two-host wire (lab/qpscope-lab --hosts 2): host A
+# (192.0.2.1, this shell) and host B (192.0.2.2, reached with on-b), rxe0 on
+# each one's eth0, faults made for real on B with tc: `qpscope path` on a
+# healthy link, with UDP 4791 dropped, with MTUs that differ, with loss, and
+# through a B that re-marks DSCP. In a one-host boot there is no B: skipped
+# by name.
+if ! command -v on-b >/dev/null; then
+  case_ "the two-host wire"
+  skip "no host B (this boot is not lab/qpscope-lab --hosts 2)"
+  return 0
+fi
+
+jqo() { jq -r "$1" <<<"$out"; }
+wire_server_log=$(mktemp)
+# path_serve [ARGS]: `qpscope path` serving on B in the background, its
+# stdout and stderr into $wire_server_log when it ends ($wire_server: the pid
+# of on-b; wait for it).
+path_serve() {
+  on-b timeout 120 "$q" "$@" >"$wire_server_log" 2>&1 &
+  wire_server=$!
+  sleep 2  # B's server listening (the client's connect is bounded anyway)
+}
+# Small runs: the figures are checked for what they say, not their size.
+small=(--probes 5 --pings 10 --timeout 10)
+# wire_reset: B's and A's eth0 as the lab made them, whatever a case left.
+wire_reset() {
+  on-b sh -c 'tc qdisc del dev eth0 clsact 2>/dev/null; tc qdisc del dev eth0 root 2>/dev/null; ip link set eth0 mtu 1500'
+  ip link set eth0 mtu 1500
+}
+
+case_ "path, defaults (no -d, no -x), both NICs at MTU 4200: exit 0 on both sides, 4096 carried both ways, no loss"
+ip link set eth0 mtu 4200 && on-b ip link set eth0 mtu 4200
+path_serve --json path
+run timeout 120 "$q" --json path 192.0.2.2 "${small[@]}" --burst 50
+wait "$wire_server"; server_rc=$?
+expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = 0/0
+expect_true "both active MTUs 4096" test "$(jqo '"\(.here.mtu_bytes) \(.there.mtu_bytes)"')" = "4096 4096"
+expect_true "every size 256..4096 arrived whole, both ways" \
+  test "$(jqo '[.directions[].sizes[] | select(.arrived == .sent) | .bytes] | join(",")')" = \
+  "256,512,1024,2048,4096,256,512,1024,2048,4096"
+expect_true "the bursts arrived whole both ways" test "$(jqo '[.directions[] | "\(.burst_sent)/\(.burst_arrived)"] | join(" ")')" = "50/50 50/50"
+expect_true "a round trip measured (10 of 10)" test "$(jqo '"\(.round_trip.answered) \(.round_trip.p50_us > 0)"')" = "10 true"
+expect_true "every path finding ok: roce, mtu, loss, traffic_class twice, port_mtu, ack_timeout" \
+  test "$(jqo '[.findings[] | select(.status == "ok") | .id] | join(",")')" = \
+  "path.roce,path.mtu,path.loss,path.traffic_class,path.roce,path.mtu,path.loss,path.traffic_class,path.port_mtu,path.ack_timeout"
+expect_true "the server's report is healthy too, seen from B" \
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["healthy"] and d["role"] == "server" and d["directions"][0]["name"] == "here -> 192.0.2.1", d["directions"][0]["name"]' "$wire_server_log"
+
+case_ "path -d rxe0 -x 1 --tclass 104 --expect: DSCP 26 arrives as sent both ways, the expectations met"
+path_serve path -d rxe0 -x 1
+run timeout 120 "$q" path 192.0.2.2 -d rxe0 -x 1 --tclass 104 "${small[@]}" --burst 50 --expect 'mtu>=4096,loss<=0,rtt<=1s'
+wait "$wire_server"
+expect_rc 0
+expect_out_has "here -> 192.0.2.2: DSCP 26 (AF31), ECN Not-ECT arrived as sent"
+expect_out_has "192.0.2.2 -> here: DSCP 26 (AF31), ECN Not-ECT arrived as sent"
+expect_out_has "mtu>=4096: 4096 bytes arrive whole"
+expect_out_has "healthy: RoCE packets cross both ways"
+
+case_ "B re-marks DSCP to 0 on ingress (tc pedit): path --tclass 104 names the re-marking, one way only"
+if on-b sh -c 'tc qdisc add dev eth0 clsact && tc filter add dev eth0 ingress protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff action pedit ex munge ip dsfield set 0 retain 0xfc pipe action csum ip'; then
+  path_serve path
+  run timeout 120 "$q" --quiet path 192.0.2.2 --tclass 104 "${small[@]}" --burst 50
+  wait "$wire_server"
+  expect_rc 1
+  expect_out_has "WARN path.traffic_class: here -> 192.0.2.2: sent DSCP 26 (AF31), received DSCP 0 (CS0): re-marked on the way"
+  expect_true "the other way is not named" bash -c '! grep -q "192.0.2.2 -> here" <<<"$1"' _ "$out"
+else
+  bad "cannot add the re-marking filter on B (act_pedit, act_csum)"
+fi
+wire_reset
+
+case_ "B drops UDP 4791 on ingress: path exits 1 within its timeouts, naming UDP 4791 and the way that fails"
+on-b sh -c 'tc qdisc add dev eth0 clsact && tc filter add dev eth0 ingress protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff action drop'
+path_serve path
+start=$SECONDS
+run timeout 120 "$q" --json path 192.0.2.2 "${small[@]}" --burst 50
+took=$((SECONDS - start))
+wait "$wire_server"; server_rc=$?
+expect_true "client 1, server 1 (got $rc, $server_rc)" test "$rc/$server_rc" = 1/1
+expect_true "within 30 s (took $took s)" test "$took" -le 30
+expect_true "here -> 192.0.2.2 fails, naming TCP 18615 and UDP 4791" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+f = [x for x in d["findings"] if x["id"] == "path.roce"]
+assert [x["status"] for x in f] == ["fail", "ok"], f
+s = f[0]["summary"]
+assert s.startswith("here -> 192.0.2.2: TCP 18615 answers, RoCE packets do not arrive (0 of"), s
+assert "UDP 4791 dropped on the way or at the receiver" in s and "the receiver\x27s 0 in" in s, s
+assert d["round_trip"]["answered"] == 0 and "in a row unanswered" in d["round_trip"]["stopped"], d["round_trip"]
+' "$out"
+# ping-pong on the same wire: the run stalls, both sides swap their RoCE
+# packet counts over the exchange that still answers, and name the way.
+path_serve ping-pong --timeout 5
+start=$SECONDS
+run timeout 60 "$q" ping-pong 192.0.2.2 -n 100 --timeout 5
+took=$((SECONDS - start))
+wait "$wire_server"; server_rc=$?
+expect_true "ping-pong: client 1, server 1 (a path fault, not a lost peer: got $rc, $server_rc)" test "$rc/$server_rc" = 1/1
+expect_true "ping-pong: within 30 s (took $took s)" test "$took" -le 30
+expect_true "ping-pong's client: here sent N RoCE packets, 192.0.2.2 received none, UDP 4791 named" \
+  grep -qE "here sent [1-9][0-9]* RoCE packets since the run began, 192.0.2.2 received none, while the TCP exchange on port 18615 answered: UDP 4791 dropped on the way or at 192.0.2.2" <<<"$out"
+expect_true "ping-pong's server on B: 192.0.2.1 sent N, here received none, at this host" \
+  grep -qE "192.0.2.1 sent [1-9][0-9]* RoCE packets since the run began, here received none, .*UDP 4791 dropped on the way or at this host" "$wire_server_log"
+wire_reset
+
+case_ "B's NIC at MTU 1500, A's at 9000: the active MTUs are named, path says which sizes arrive each way, ping-pong takes the smaller"
+ip link set eth0 mtu 9000
+path_serve --json path
+run timeout 120 "$q" --json path 192.0.2.2 "${small[@]}" --burst 50
+wait "$wire_server"
+expect_true "A 4096, B 1024" test "$(jqo '"\(.here.mtu_bytes) \(.there.mtu_bytes)"')" = "4096 1024"
+expect_true "path exits 1, path.port_mtu names both MTUs (got $rc)" \
+  test "$rc/$(jqo '[.findings[] | select(.id == "path.port_mtu") | "\(.status): \(.summary)"] | join("")')" = \
+  "1/warn: the ports run different active MTUs: here 4096, 192.0.2.2 1024: a connection runs at 1024"
+expect_true "B -> A sweeps up to B's 1024, all arrive" \
+  test "$(jqo '[.directions[1].sizes[] | select(.arrived == .sent) | .bytes] | join(",")')" = "256,512,1024"
+expect_true "A -> B sweeps up to A's 4096, and the report says for each size what arrived" \
+  test "$(jqo '[.directions[0].sizes[].bytes] | join(",")')" = "256,512,1024,2048,4096"
+echo "   (A -> B, bytes:arrived of ${small[1]}: $(jqo '[.directions[0].sizes[] | "\(.bytes):\(.arrived)"] | join(" ")'); $(jqo '[.findings[] | select(.id == "path.mtu") | .summary] | join("; ")'))"
+path_serve ping-pong --timeout 10
+run timeout 120 "$q" --json ping-pong 192.0.2.2 -n 50 --timeout 10
+wait "$wire_server"
+expect_rc 0
+expect_true "ping-pong's path MTU is the smaller, 1024" test "$(jqo '.test.path_mtu.bytes')" = 1024
+wire_reset
+
+case_ "netem loss 2 % on B's egress: path names the loss on B -> A only, exit 1"
+on-b tc qdisc add dev eth0 root netem loss 2%
+path_serve path
+run timeout 120 "$q" --json path 192.0.2.2 "${small[@]}" --burst 1000
+wait "$wire_server"
+expect_rc 1
+expect_true "B -> A lost 0.5..6 % of 1000, A -> B none" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+out, back = d["directions"]
+assert out["burst_arrived"] == 1000, out["burst_arrived"]
+lost = 1000 - back["burst_arrived"]
+assert 5 <= lost <= 60, lost
+loss = [x for x in d["findings"] if x["id"] == "path.loss"]
+assert [x["status"] for x in loss] == ["ok", "warn"], loss
+assert loss[1]["summary"].startswith("192.0.2.2 -> here: "), loss[1]["summary"]
+' "$out"
+wire_reset
+rm -f "$wire_server_log"

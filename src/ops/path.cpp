@@ -24,6 +24,9 @@ constexpr std::uint32_t sweep_sizes[] = {256, 512, 1024, 2048, 4096};
 // A ping unanswered this long is lost; this many lost in a row end the pings.
 constexpr std::chrono::milliseconds ping_wait{500};
 constexpr std::uint32_t pings_give_up = 5;
+// How long a sender waits after its last send completed before the receiver
+// counts: what is still on the way arrives (a round trip is far shorter).
+constexpr std::chrono::milliseconds drain_wait{500};
 // The RoCE v2 headers of an RC write's first packet: IPv4 20 (IPv6 40) +
 // UDP 8 + BTH 12 + RETH 16 + ICRC 4 bytes, what a hop must carry beyond the
 // path MTU (the MTU finding's fix).
@@ -270,6 +273,63 @@ std::uint32_t PathDirection::arrived() const
     return n;
 }
 
+namespace {
+
+// The report before any measurement: both sides and the test.
+PathReport path_header(const PathOptions& o, net::Exchange& ex, const verbs::LinkResources& res)
+{
+    PathReport r;
+    r.role = o.host.empty() ? "server" : "client";
+    r.peer = ex.channel().peer();
+    r.peer_host = net::host_of(r.peer);
+    r.device = res.device_name();
+    r.port = o.port;
+    r.gid_index = res.local().gid_index;
+    r.gid = net::gid_text(res.local().gid);
+    r.peer_gid = net::gid_text(res.remote().gid);
+    r.mtu = res.local().mtu;
+    r.peer_mtu = res.remote().mtu;
+    r.tcp_port = o.tcp_port;
+    r.traffic_class = o.traffic_class;
+    r.probes = o.probes;
+    r.burst = o.burst;
+    r.pings = o.pings;
+    r.ack_timeout_code = verbs::link_ack_timeout_code;
+    r.retry_cnt = verbs::link_retry_cnt;
+    return r;
+}
+
+// Both sides' counters over the run swapped (the client's round trip with
+// them, for the server), and what rose judged.
+void swap_counters(PathReport& r, net::Exchange& ex, const PathOptions& o, const SideCounters& before,
+                   const SideCounters& after)
+{
+    const Json mine{{"device", r.device},
+                    {"port", r.port},
+                    {"before", {{"hw", to_json(before.hw)}, {"standard", to_json(before.standard)}}},
+                    {"after", {{"hw", to_json(after.hw)}, {"standard", to_json(after.standard)}}},
+                    {"rtt", to_json(r.rtt)}};
+    const Json peer = ex.results(mine, o.timeout);
+    r.packets = packets_of(before, after);
+    r.counters = counter_findings(r.device, r.port, before, after, r.seconds);
+    try {
+        r.peer_device = peer.at("device").get<std::string>();
+        const SideCounters pb{counter_set_from_json(peer.at("before").at("hw")),
+                              counter_set_from_json(peer.at("before").at("standard"))};
+        const SideCounters pa{counter_set_from_json(peer.at("after").at("hw")),
+                              counter_set_from_json(peer.at("after").at("standard"))};
+        r.peer_packets = packets_of(pb, pa);
+        r.peer_port = peer.at("port").get<std::uint32_t>();
+        r.peer_counters = counter_findings(r.peer_device, r.peer_port, pb, pa, r.seconds);
+        if (o.host.empty())
+            r.rtt = round_trip_from_json(peer.at("rtt"));
+    } catch (const std::exception& e) {
+        throw OperationError(fmt::format("exchange with {}: the peer's counters are malformed: {}", r.peer, e.what()));
+    }
+}
+
+}  // namespace
+
 PathReport run_path(const PathOptions& given)
 {
     PathOptions o = given;
@@ -298,63 +358,23 @@ PathReport run_path(const PathOptions& given)
     res.connect(ex.endpoints(res.local()));
     const auto started = SteadyClock::now();
     const SideCounters before = read_counters(res.device_name(), o.port);
-
-    PathReport r;
-    r.role = client ? "client" : "server";
-    r.peer = ex.channel().peer();
-    r.peer_host = net::host_of(r.peer);
-    r.device = res.device_name();
-    r.port = o.port;
-    r.gid_index = res.local().gid_index;
-    r.gid = net::gid_text(res.local().gid);
-    r.peer_gid = net::gid_text(res.remote().gid);
-    r.mtu = res.local().mtu;
-    r.peer_mtu = res.remote().mtu;
-    r.tcp_port = o.tcp_port;
-    r.traffic_class = o.traffic_class;
-    r.probes = o.probes;
-    r.burst = o.burst;
-    r.pings = o.pings;
-    r.ack_timeout_code = verbs::link_ack_timeout_code;
-    r.retry_cnt = verbs::link_retry_cnt;
+    PathReport r = path_header(o, ex, res);
 
     // 2. The round trip, then each direction, the client's first.
     perf::UdProbe probe(res);
     say(fmt::format("round trip: {} pings", o.pings));
     r.rtt = round_trip(probe, ex, o, client);
-    const auto drain = std::chrono::milliseconds(100) + 4 * ping_wait / 5;
     for (const bool sending : {client, !client}) {
         say(sending ? "sending the MTU sweep and the loss burst" : "receiving the peer's MTU sweep and loss burst");
-        PathDirection d = one_direction(probe, ex, o, res, sending, drain);
+        PathDirection d = one_direction(probe, ex, o, res, sending, drain_wait);
         d.name = sending ? fmt::format("here -> {}", r.peer_host) : fmt::format("{} -> here", r.peer_host);
         (sending ? r.out : r.in) = std::move(d);
     }
 
-    // 3. Both sides' counters over the run, and the client's round trip.
+    // 3. Both sides' counters over the run, and the findings.
     const SideCounters after = read_counters(res.device_name(), o.port);
     r.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
-    const Json mine{{"device", r.device},
-                    {"port", r.port},
-                    {"before", {{"hw", to_json(before.hw)}, {"standard", to_json(before.standard)}}},
-                    {"after", {{"hw", to_json(after.hw)}, {"standard", to_json(after.standard)}}},
-                    {"rtt", to_json(r.rtt)}};
-    const Json peer = ex.results(mine, o.timeout);
-    r.packets = packets_of(before, after);
-    r.counters = counter_findings(r.device, r.port, before, after, r.seconds);
-    try {
-        r.peer_device = peer.at("device").get<std::string>();
-        const SideCounters pb{counter_set_from_json(peer.at("before").at("hw")),
-                              counter_set_from_json(peer.at("before").at("standard"))};
-        const SideCounters pa{counter_set_from_json(peer.at("after").at("hw")),
-                              counter_set_from_json(peer.at("after").at("standard"))};
-        r.peer_packets = packets_of(pb, pa);
-        r.peer_port = peer.at("port").get<std::uint32_t>();
-        r.peer_counters = counter_findings(r.peer_device, r.peer_port, pb, pa, r.seconds);
-        if (!client)
-            r.rtt = round_trip_from_json(peer.at("rtt"));
-    } catch (const std::exception& e) {
-        throw OperationError(fmt::format("exchange with {}: the peer's counters are malformed: {}", r.peer, e.what()));
-    }
+    swap_counters(r, ex, o, before, after);
     judge(r, o.expect, decode::gid_kind(res.local().gid) == decode::GidKind::ipv4 ? rc_ipv4_headers : rc_ipv6_headers);
     return r;
 }

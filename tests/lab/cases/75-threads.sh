@@ -53,10 +53,14 @@ run timeout 300 "$q" --json bw 127.0.0.1 -d rxe0 --threads 2 --qps 2 --op read -
 wait "$thr_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
 expect_true "read: total and threads" threads_ok "$out" 2 2
+# The overlap is at least 0.75 s of the 1 s: two threads run one after the
+# other would overlap by nothing; under CI's load a thread has started
+# 0.12 s after the other (overlap 0.883 s in the rehearsal of 2026-11-26
+# 15:44, where 0.9 was asked).
 expect_true "-D 1: both threads measured about 1 s at once, windows counted in the overlap" python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])["client_posts"][0]
-assert 0.9 < r["overlap_s"] <= r["measured_s"] < 1.6 and r["windows"] >= 10, r' "$out"
+assert 0.75 < r["overlap_s"] <= r["measured_s"] < 1.6 and r["windows"] >= 10, r' "$out"
 thr_serve -d rxe0 --timeout 20
 run timeout 300 "$q" --json bw 127.0.0.1 -d rxe0 --cpus 1,0 --bidir --op send -s 1024 -n 1000 --timeout 20
 wait "$thr_server"; server_rc=$?

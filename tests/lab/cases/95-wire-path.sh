@@ -12,9 +12,9 @@ fi
 
 jqo() { jq -r "$1" <<<"$out"; }
 wire_server_log=$(mktemp)
-# path_serve [ARGS]: `qpscope path` serving on B in the background, its
-# stdout and stderr into $wire_server_log when it ends ($wire_server: the pid
-# of on-b; wait for it).
+# path_serve ARGS: `qpscope ARGS` (a path or ping-pong server) on B in the
+# background, its stdout and stderr into $wire_server_log when it ends
+# ($wire_server: the pid of on-b; wait for it).
 path_serve() {
   on-b timeout 120 "$q" "$@" >"$wire_server_log" 2>&1 &
   wire_server=$!

@@ -81,7 +81,7 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
         const auto report = perf::run_bw(o, progress, size_done);
         emit(global, "bw", [&](fmt_out::Printer& p) { fmt_out::render_bw(report, p); });
         if (report.aborted)
-            throw ReportedFailure{aborted_run_exit_code()};
+            throw ReportedFailure{report.stalled_on_path ? exit_failed : aborted_run_exit_code()};
         if (report.verify_failed)
             throw ReportedFailure{exit_failed};
     });

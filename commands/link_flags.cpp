@@ -4,12 +4,26 @@
 
 #include "commands/option_values.hpp"
 #include "src/decode/port.hpp"
+#include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/kernel/sysfs.hpp"
 #include "src/perf/sizes.hpp"
 #include "src/qp/options.hpp"
 
 namespace qps::cli {
+
+void add_port_options(CLI::App* cmd, unsigned& port, std::optional<unsigned>& gid_index)
+{
+    cmd->add_option("-i,--ib-port", port, "Device port")->check(CLI::Range(1u, 255u))->type_name(value_type::port);
+    cmd->add_option("-x,--gid-index", gid_index,
+                    "GID index (default: the best: RoCE v2 with an IPv4 address, then RoCE v2, RoCE v1, IB)");
+}
+
+void add_tcp_port_option(CLI::App* cmd, unsigned& tcp_port)
+{
+    cmd->add_option("-p,--tcp-port", tcp_port, "TCP port of the out-of-band exchange (default 18615)")
+        ->check(CLI::Range(1u, 65535u));
+}
 
 void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
 {
@@ -20,11 +34,7 @@ void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
     cmd->add_option("host", f.host, "The server to connect to (name or address); none: serve one test")
         ->type_name(value_type::host);
     add_device_option(cmd, f.device, DeviceUse::choose);
-    cmd->add_option("-i,--ib-port", f.port, "Device port")
-        ->check(CLI::Range(1u, 255u))
-        ->type_name(value_type::port);
-    cmd->add_option("-x,--gid-index", f.gid_index,
-                    "GID index (default: the best: RoCE v2 with an IPv4 address, then RoCE v2, RoCE v1, IB)");
+    add_port_options(cmd, f.port, f.gid_index);
     cmd->add_option("--op", f.op, fmt::format("send, write or read (default {})", d.op))
         ->transform(one_of(perf::op_words()));
     cmd->add_option("--transport", f.transport, "rc, uc or ud (UC: send, write; UD: send)")
@@ -48,13 +58,20 @@ void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
         ->transform(one_of(perf::inline_words()));
     cmd->add_option("-m,--mtu", f.mtu, "Path MTU in bytes (default: the port's active MTU)")
         ->transform(one_of(qp::mtu_words()));
-    cmd->add_option("-p,--tcp-port", f.tcp_port, "TCP port of the out-of-band exchange (default 18615)")
-        ->check(CLI::Range(1u, 65535u));
+    add_tcp_port_option(cmd, f.tcp_port);
     cmd->add_option("-t,--timeout", f.timeout_s, "Seconds to wait for the peer: to connect, at each step, for "
                                                  "any completion, and for its heartbeat during a run (a peer "
                                                  "stopped or hung that long ends the run); then exit 3 with what "
                                                  "was measured")
         ->check(CLI::Range(0.1, 86400.0));
+    cmd->add_option("--qp-timeout", f.qp_timeout,
+                    "The RC QPs' local ACK timeout: code 0-31 (4.096 us x 2^code, 0 = infinite) or a duration "
+                    "(e.g. 67ms); default 14 (67.109 ms)")
+        ->type_name("CODE|DURATION");
+    cmd->add_option("--retry-cnt", f.retry_cnt,
+                    "The RC QPs' transport retries 0-7 (default 7, which rxe takes as forever): fewer end a run "
+                    "whose packets are lost in RETRY_EXC_ERR")
+        ->check(CLI::Range(0u, 7u));
     cmd->add_option("-c,--cpu", f.cpu, "Pin this side to this CPU")->check(CLI::Range(0, 4095));
     cmd->add_option("--threads", f.threads,
                     fmt::format("Worker threads, each pinned to its own CPU with {}; one measurement, the total over "
@@ -84,6 +101,18 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
     if (f.mtu)
         o.mtu = decode::mtu_from_bytes(*f.mtu);  // CLI11 admits only valid sizes
     o.timeout = std::chrono::milliseconds(static_cast<long>(f.timeout_s * 1000));
+    if (!f.qp_timeout.empty()) {
+        const decode::ParsedCode code = decode::parse_timeout(f.qp_timeout);
+        if (!code.ok)
+            throw UsageError(fmt::format("--qp-timeout: {}", code.error));
+        o.ack_timeout = code.code;
+    }
+    if (f.retry_cnt)
+        o.retry_cnt = static_cast<std::uint8_t>(*f.retry_cnt);
+    if ((!f.qp_timeout.empty() || f.retry_cnt) && o.transport != IBV_QPT_RC)
+        throw UsageError(fmt::format("--qp-timeout and --retry-cnt are the RC transport's (ACKs and retries): "
+                                     "--transport {} has none",
+                                     f.transport));
     o.cpu = f.cpu;
     o.threads = f.threads;
     if (!f.cpus.empty()) {
@@ -99,7 +128,7 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
     }
     perf::check_threads(o);
     std::vector<const char*> names{"--op", "--transport", "--size", "--iterations", "--duration", "--warmup",
-                                   "--inline", "--mtu", "--threads"};
+                                   "--inline", "--mtu", "--threads", "--qp-timeout", "--retry-cnt"};
     names.insert(names.end(), extra.begin(), extra.end());
     for (const char* name : names)
         if (cmd->count(name) > 0)

@@ -25,6 +25,8 @@ struct LinkFlags {
     std::optional<unsigned> mtu;
     unsigned tcp_port = 18615;
     double timeout_s = 10;
+    std::string qp_timeout;
+    std::optional<unsigned> retry_cnt;
     std::optional<int> cpu;
     unsigned threads = 1;
     std::string cpus;
@@ -39,6 +41,9 @@ struct LinkDefaults {
     const char* thread_owns;  // what each --threads worker has: "its own --qps QPs", "its own pair"
 };
 
+// -i/--ib-port and -x/--gid-index; -p/--tcp-port (also `path`'s).
+void add_port_options(CLI::App* cmd, unsigned& port, std::optional<unsigned>& gid_index);
+void add_tcp_port_option(CLI::App* cmd, unsigned& tcp_port);
 // Registers the shared options on `cmd` with these defaults.
 void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d);
 // Fills the shared part of the options; names the test parameters given

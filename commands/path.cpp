@@ -5,6 +5,7 @@
 
 #include "commands/app.hpp"
 #include "commands/emit.hpp"
+#include "commands/link_flags.hpp"
 #include "commands/option_values.hpp"
 #include "formatters/path.hpp"
 #include "src/decode/tos.hpp"
@@ -44,11 +45,8 @@ void register_path(CLI::App& app, const GlobalOptions& global)
     cmd->add_option("host", f->host, "The server to connect to (name or address); none: serve one run")
         ->type_name(value_type::host);
     add_device_option(cmd, f->device, DeviceUse::choose);
-    cmd->add_option("-i,--ib-port", f->port, "Device port")->check(CLI::Range(1u, 255u))->type_name(value_type::port);
-    cmd->add_option("-x,--gid-index", f->gid_index,
-                    "GID index (default: the best: RoCE v2 with an IPv4 address, then RoCE v2, RoCE v1, IB)");
-    cmd->add_option("-p,--tcp-port", f->tcp_port, "TCP port of the out-of-band exchange (default 18615)")
-        ->check(CLI::Range(1u, 65535u));
+    add_port_options(cmd, f->port, f->gid_index);
+    add_tcp_port_option(cmd, f->tcp_port);
     cmd->add_option("-t,--timeout", f->timeout_s,
                     "Seconds to wait for the peer: to connect, at each step and for any completion; then exit 3")
         ->check(CLI::Range(0.1, 86400.0));

@@ -159,9 +159,8 @@ void render_bw(const report::BwReport& r, Printer& p)
         p.field("cq_mod", "one signalled WR in", u64{r.cq_mod});
         render_link_length(r, p, "measured messages per QP and size");
         p.field("warmup", "warm-up messages per QP (not measured)", u64{r.warmup});
-        p.field("cooldown_max_messages",
-                "cool-down (not measured): up to this many messages per QP keep the queue full past the span",
-                u64{r.tx_depth});
+        // (The cool-down keeps the queue full past the measured span.)
+        p.field("cooldown_max_messages", "cool-down messages per QP (not measured)", u64{r.tx_depth});
         p.field("window_ms", "peak/min window (ms)", r.window_ms);
         p.field("unit", "unit (text; JSON has bytes/s and messages/s)", r.unit);
         p.field("clock", "clock", r.clock_source);

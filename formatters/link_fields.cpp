@@ -1,6 +1,7 @@
 #include "formatters/link_fields.hpp"
 
 #include "src/decode/port.hpp"
+#include "src/decode/qp.hpp"
 
 namespace qps::fmt_out {
 
@@ -21,6 +22,10 @@ void render_link_header(const report::LinkHeader& h, Printer& p)
     p.field("inline_max_bytes", "inline up to (bytes)", u64{h.inline_max});
     if (h.reads_in_flight)
         p.field("reads_in_flight", "RDMA reads in flight", u64{*h.reads_in_flight});
+    if (h.ack_timeout)
+        p.field("ack_timeout", "local ACK timeout", decode::local_ack_timeout(static_cast<int>(*h.ack_timeout)));
+    if (h.retry_cnt)
+        p.field("retry_cnt", "retry count", decode::retry_cnt(static_cast<int>(*h.retry_cnt)));
 }
 
 void render_link_threads(const report::LinkHeader& h, Printer& p, std::string_view label)

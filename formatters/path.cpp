@@ -17,7 +17,7 @@ void render_side(std::string_view key, std::string_view heading, const std::stri
                  const std::string& gid, std::uint32_t mtu, const kernel::PacketCounts& packets, Printer& p)
 {
     p.begin_object(key, heading);
-    p.field("device", "device", fmt::format("{}", device));
+    p.field("device", "device", device);
     p.field("port", "port", std::uint64_t{port});
     p.field("gid", "GID", gid);
     p.field("mtu_bytes", "active MTU", std::uint64_t{mtu});

@@ -24,6 +24,13 @@ struct TimeoutError : OperationError {
 };
 
 // A system or verbs call failed: names the call, the errno, and a hint.
+// A work completion with an error status in a test's own loop (RETRY_EXC_ERR,
+// ...): the run ends, and its report says why, with what was measured.
+struct CompletionError : OperationError {
+    CompletionError(const std::string& what, bool flushed) : OperationError(what), flushed(flushed) {}
+    bool flushed;  // WR_FLUSH_ERR: the QP was in ERR already; another completion holds the cause
+};
+
 struct SystemError : OperationError {
     SystemError(std::string call, int err, std::string hint = {});
     std::string call;

@@ -26,6 +26,34 @@ void Exchange::abort(std::string_view reason) noexcept
     }
 }
 
+std::optional<Json> Exchange::stalled(std::string_view reason, const Json& evidence,
+                                     std::chrono::milliseconds wait) noexcept
+{
+    if (aborted_)
+        return std::nullopt;
+    aborted_ = true;
+    try {
+        channel_.send(stalled_message(reason, evidence), std::min(step_timeout_, abort_send_timeout));
+        // The peer answers once it meets the message; whatever it sent
+        // before that (its ready, its results) is passed over. A peer that
+        // stalled too sent its own "stalled": that is its evidence as well.
+        const auto deadline = std::chrono::steady_clock::now() + wait;
+        for (;;) {
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+            if (left.count() <= 0)
+                return std::nullopt;
+            const Json theirs = channel_.receive(left, "the peer's answer to \"stalled\"");
+            const std::string type = message_type(theirs);
+            if (type == "stalled")
+                return parse_stalled(theirs).evidence;
+            if (type == "error")
+                return std::nullopt;
+        }
+    } catch (...) {
+        return std::nullopt;  // the peer is gone, silent or unintelligible: no evidence
+    }
+}
+
 Json Exchange::swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout)
 {
     if (role_ == Role::client) {
@@ -60,6 +88,25 @@ Json Exchange::receive_part(std::string_view type, std::chrono::milliseconds tim
     } catch (const OperationError& e) {
         abort(e.what());
         throw;
+    }
+    if (message_type(theirs) == "stalled") {
+        aborted_ = true;  // the peer's run stalled: answer with this side's evidence, then report it
+        Stalled st;
+        try {
+            st = parse_stalled(theirs);
+        } catch (const OperationError& e) {
+            throw OperationError(fmt::format("exchange with {}: peer gave up (its stalled message is invalid: {})",
+                                             channel_.peer(), e.what()));
+        }
+        peer_evidence_ = st.evidence;
+        if (answer_stalls_) {
+            try {
+                channel_.send(stalled_message("answer", answer_stalls_()), std::min(step_timeout_, abort_send_timeout));
+            } catch (...) {
+                // The peer may have stopped waiting; this side still reports.
+            }
+        }
+        throw OperationError(fmt::format("exchange with {}: peer gave up: {}", channel_.peer(), st.message));
     }
     if (message_type(theirs) == "error") {
         aborted_ = true;  // the peer is leaving: no answer

@@ -19,9 +19,19 @@
 // sends {"type":"error","message":...}; the peer then reports
 // "exchange with X: peer gave up: ...". Deadlines and lost peers are
 // TimeoutError (nobody left to tell).
+//
+// A side whose run stalled while the exchange still answers calls
+// stalled() instead of abort(): it sends {"type":"stalled",...} with its
+// evidence (what its port counted) and waits a moment for the peer's. The
+// peer meets that message in its next receive, answers it with its own
+// evidence (answer_stalls_with()), keeps the stalled side's
+// (peer_evidence()) and reports "peer gave up" as for an error: so both
+// sides can say where the packets stopped.
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +79,15 @@ public:
     // Tells the peer why this side gives up (best effort, never throws;
     // only the first call sends).
     void abort(std::string_view reason) noexcept;
+    // For a run that stalled: tells the peer why with this side's evidence
+    // and returns the peer's, waiting at most `wait` for it (nullopt: none
+    // came, or this side had given up already). Never throws.
+    std::optional<Json> stalled(std::string_view reason, const Json& evidence, std::chrono::milliseconds wait) noexcept;
+    // What this side answers a stalled peer with (its evidence, an object).
+    void answer_stalls_with(std::function<Json()> evidence) { answer_stalls_ = std::move(evidence); }
+    // The evidence of a peer that said its run stalled (set by the receive
+    // that met its message).
+    const std::optional<Json>& peer_evidence() const { return peer_evidence_; }
 
     Channel& channel() { return channel_; }
     Role role() const { return role_; }
@@ -88,6 +107,8 @@ private:
     std::string test_;
     std::chrono::milliseconds step_timeout_;
     bool aborted_ = false;
+    std::function<Json()> answer_stalls_;
+    std::optional<Json> peer_evidence_;
 };
 
 }  // namespace qps::net

@@ -4,7 +4,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "src/net/frame.hpp"
@@ -31,12 +35,40 @@ PeerWatch::PeerWatch(int fd, std::string peer, milliseconds silence_limit)
 {
 }
 
-std::string PeerWatch::silence_reason() const
+std::optional<TcpState> tcp_state(int fd)
 {
-    return fmt::format("the peer {} stopped answering: no heartbeat for {} ms, the connection still open (is it "
-                       "stopped, hung or swapped out?)",
-                       peer_, limit_.count());
+    tcp_info info{};
+    socklen_t len = sizeof info;
+    if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &len) != 0)
+        return std::nullopt;
+    int unsent = 0;
+    if (::ioctl(fd, SIOCOUTQNSD, &unsent) != 0)
+        unsent = 0;
+    return TcpState{info.tcpi_unacked, info.tcpi_retransmits, info.tcpi_rto / 1000,
+                    static_cast<std::uint32_t>(std::max(unsent, 0))};
 }
+
+std::string silence_text(std::string_view peer, milliseconds limit, const std::optional<TcpState>& tcp)
+{
+    const std::string head = fmt::format("the peer {} stopped answering: no heartbeat for {} ms", peer, limit.count());
+    if (tcp && tcp->unacked > 0 && tcp->retransmits > 0)
+        return fmt::format("{}, and this side's TCP to it goes unacknowledged ({} segment{} in flight, sent again {} "
+                           "time{}, next in {} ms): nothing crosses the path to it (a link down on either side or on "
+                           "the way, or its host down)",
+                           head, tcp->unacked, tcp->unacked == 1 ? "" : "s", tcp->retransmits,
+                           tcp->retransmits == 1 ? "" : "s", tcp->rto_ms);
+    if (tcp && tcp->unacked == 0 && tcp->unsent_bytes > 0)
+        return fmt::format("{}, and this side's TCP cannot send to it ({} bytes waiting, none in flight): no route to "
+                           "it (this host's link or address is down)",
+                           head, tcp->unsent_bytes);
+    if (tcp && tcp->unacked == 0)
+        return fmt::format("{}, the connection still open and its kernel acknowledging this side's TCP: its process "
+                           "is stopped, hung or swapped out",
+                           head);
+    return fmt::format("{}, the connection still open (is it stopped, hung or swapped out?)", head);
+}
+
+std::string PeerWatch::silence_reason() const { return silence_text(peer_, limit_, tcp_state(fd_)); }
 
 void PeerWatch::beat(Clock::time_point now)
 {

@@ -17,10 +17,30 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace qps::net {
+
+// What this side's TCP says of a connection (TCP_INFO, SIOCOUTQNSD):
+// segments sent and not yet acknowledged, how many times the oldest was
+// sent again (0 once it is acknowledged), the retransmission timeout, and
+// the bytes queued that it could not send yet.
+struct TcpState {
+    std::uint32_t unacked = 0, retransmits = 0, rto_ms = 0;
+    std::uint32_t unsent_bytes = 0;
+};
+std::optional<TcpState> tcp_state(int fd);
+
+// Why a peer went silent, from what TCP says: its segments unacknowledged
+// and sent again (the path is cut, or the peer's host is down), nothing
+// in flight but bytes that could not be sent (no route: this host's link
+// is down), or everything acknowledged (the host answers, the process
+// does not), or unknown.
+std::string silence_text(std::string_view peer, std::chrono::milliseconds limit, const std::optional<TcpState>& tcp);
 
 class PeerWatch {
 public:
@@ -46,7 +66,8 @@ public:
     std::chrono::milliseconds interval() const { return interval_; }
     int fd() const { return fd_; }
     // "the peer 192.0.2.1:45678 stopped answering: no heartbeat for 3000 ms,
-    //  the connection still open (stopped, hung or swapped out?)"
+    //  the connection still open and its kernel acknowledging this side's
+    //  TCP: its process is stopped, hung or swapped out" (silence_text)
     std::string silence_reason() const;
 
     // Runs f, a send on the same socket from another thread, between heartbeats.

@@ -263,10 +263,11 @@ Json error_message(std::string_view text)
     return Json{{"type", "error"}, {"message", cut_utf8(text, max_error_message_bytes)}};
 }
 
-std::string parse_error_message(const Json& message)
+namespace {
+
+// The "message" member of an error or stalled message, on one line.
+std::string one_line_message(const Reader& r)
 {
-    const Reader r(message, "error");
-    r.only({"message"});
     const Json& text = r.member("message");
     if (!text.is_string() || text.get_ref<const std::string&>().size() > max_error_message_bytes)
         r.bad("message", text, fmt::format("a string of at most {} bytes", max_error_message_bytes));
@@ -274,6 +275,29 @@ std::string parse_error_message(const Json& message)
     std::string s = text.get<std::string>();
     std::replace_if(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }, ' ');
     return s;
+}
+
+}  // namespace
+
+std::string parse_error_message(const Json& message)
+{
+    const Reader r(message, "error");
+    r.only({"message"});
+    return one_line_message(r);
+}
+
+// --- stalled
+
+Json stalled_message(std::string_view text, const Json& evidence)
+{
+    return Json{{"type", "stalled"}, {"message", cut_utf8(text, max_error_message_bytes)}, {"evidence", evidence}};
+}
+
+Stalled parse_stalled(const Json& message)
+{
+    const Reader r(message, "stalled");
+    r.only({"message", "evidence"});
+    return Stalled{one_line_message(r), r.object_member("evidence")};
 }
 
 // --- params comparison

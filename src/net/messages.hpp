@@ -14,6 +14,9 @@
 //   {"type":"alive"}                                              a heartbeat during a run (heartbeat.hpp)
 //   {"type":"results","results":{...}}                            any object
 //   {"type":"error","message":"..."}                              the peer gives up
+//   {"type":"stalled","message":"...","evidence":{...}}            a run stalled while the exchange answers:
+//                                                                  why, and what this side's port counted;
+//                                                                  the peer answers with its own evidence
 #pragma once
 
 #include <array>
@@ -30,8 +33,8 @@ namespace qps::net {
 // Bumped whenever a message changes; the frame format, the hello's "type",
 // "tool" and "version" members and the error message never change.
 // 2: the endpoint carries max_dest_rd_atomic; 3: params carry threads; 4: heartbeats during a run;
-// 5: the test "path"
-inline constexpr std::uint32_t oob_version = 5;
+// 5: the test "path"; 6: the "stalled" message
+inline constexpr std::uint32_t oob_version = 6;
 inline constexpr std::string_view oob_tool = "qpscope";
 inline constexpr std::array<std::string_view, 3> oob_tests{"ping-pong", "bw", "path"};
 inline constexpr std::array<std::string_view, 2> oob_roles{"client", "server"};
@@ -77,6 +80,16 @@ Json parse_results(const Json& message);
 // can say why: {"type":"error","message":"..."}.
 Json error_message(std::string_view text);
 std::string parse_error_message(const Json& message);
+
+// A side whose run stalled while the exchange still answers says why and
+// sends its evidence (any object, defined by the caller); the peer answers
+// with its own (message "answer"). Strict: exactly those two members.
+struct Stalled {
+    std::string message;
+    Json evidence;
+};
+Json stalled_message(std::string_view text, const Json& evidence);
+Stalled parse_stalled(const Json& message);
 
 // The must_agree keys whose values differ, as "size: local 64, remote 4096"
 // (a key present on one side only shows "(not set)" on the other). Keys not

@@ -8,7 +8,9 @@
 #include "src/error.hpp"
 #include "src/json.hpp"
 #include "src/net/exchange.hpp"
+#include "src/net/channel.hpp"
 #include "src/ops/side_checks.hpp"
+#include "src/ops/stall_evidence.hpp"
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/bw/worker.hpp"
 #include "src/perf/clock.hpp"
@@ -183,23 +185,45 @@ BwRun size_run(const BwOptions& o, std::uint32_t size, const Roles& roles, bool 
     return run;
 }
 
-// The end barrier: both sides are done (the client announced already); a
-// side whose run ended early tells the peer why instead.
-void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string& role,
-                 std::chrono::milliseconds timeout)
+// The end barrier: both sides are done (the client announced already). A
+// side whose run ended early says why instead, with what its port counted
+// since the run began, and the peer answers with its own counts: when they
+// show where RoCE packets stopped while the exchange answered, both sides
+// say so (`stalled_on_path`).
+void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string& role, const BwOptions& o,
+                 const PacketWatch& packets, bool& stalled_on_path)
 {
+    const std::string peer_host = net::host_of(ex.channel().peer());
+    // This side's own failure stays first (a RETRY_EXC_ERR, a stall); the
+    // peer's "gave up" gives way to where the packets stopped.
+    const auto judge = [&](const kernel::PacketCounts& mine, const Json& theirs, bool own) {
+        if (auto why = stall_on_path(peer_host, mine, packets_from(theirs), o.tcp_port)) {
+            r.abort_reason = own ? fmt::format("{}: {}", r.abort_reason, *why) : std::move(*why);
+            stalled_on_path = true;
+        }
+    };
+    if (r.aborted && r.peer_lost) {
+        ex.abort(fmt::format("{} side ended the run: {}", role, r.abort_reason));  // if it hears at all
+        return;
+    }
     if (r.aborted && !r.peer_ended_early) {
-        ex.abort(fmt::format("{} side ended the run: {}", role, r.abort_reason));
+        const kernel::PacketCounts mine = packets.since_start();
+        const auto theirs = ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason),
+                                       packets_evidence(mine), stall_answer_wait);
+        if (theirs)
+            judge(mine, *theirs, true);
         return;
     }
     try {
         if (client)
-            ex.await_ready(timeout);
+            ex.await_ready(o.timeout);
         else
-            ex.ready(timeout);
+            ex.ready(o.timeout);
     } catch (const std::exception& e) {
         r.aborted = true;
         r.abort_reason = e.what();
+        if (ex.peer_evidence())
+            judge(packets.since_start(), *ex.peer_evidence(), false);
     }
 }
 
@@ -287,6 +311,8 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     check_ud_fits(o, first, largest);
     connect_qps(side, ex, o, roles);
     report::BwReport rep = bw_report_header(o, ex, first, clock, cpus);
+    const PacketWatch packets(first.device_name(), o.port);
+    ex.answer_stalls_with([&packets] { return packets_evidence(packets.since_start()); });
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
@@ -301,7 +327,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
         net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout);
         CrewResult crew = run_crew(side.plans, run, clock, peer);
         BwResult& r = crew.total;
-        end_barrier(ex, r, client, rep.role, o.timeout);
+        end_barrier(ex, r, client, rep.role, o, packets, rep.stalled_on_path);
         const report::BwSizeResult sr = size_result(size, crew, side, o, roles, ex);
         rep.verify_failed = rep.verify_failed || sr.local.verify_failed || (sr.peer && sr.peer->verify_failed);
         rep.sizes.push_back(sr);

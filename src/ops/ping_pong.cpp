@@ -10,12 +10,11 @@
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
-#include "src/health/path_checks.hpp"
 #include "src/json.hpp"
-#include "src/kernel/sysfs.hpp"
 #include "src/net/exchange.hpp"
 #include "src/net/heartbeat.hpp"
 #include "src/ops/side_checks.hpp"
+#include "src/ops/stall_evidence.hpp"
 #include "src/perf/clock.hpp"
 #include "src/perf/crew.hpp"
 #include "src/perf/sizes.hpp"
@@ -117,57 +116,33 @@ std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& 
                                 LatencyRun mine = run;
                                 mine.oob_fd = end.fd();
                                 results[i] = run_latency(*pairs[i], role, mine, clock);
+                                if (results[i].completion_failed)
+                                    end.raise();  // the other pairs end too
                             });
-}
-
-// The RoCE packets of a side since the run began, as its results carry them.
-Json packets_json(const kernel::PacketCounts& p)
-{
-    const auto one = [](const std::optional<std::uint64_t>& n) { return n ? Json(*n) : Json(nullptr); };
-    return Json{{"sent", one(p.sent)}, {"received", one(p.received)}};
-}
-
-kernel::PacketCounts packets_from(const Json& results)
-{
-    kernel::PacketCounts p;
-    if (!results.is_object() || !results.contains("roce_packets"))
-        return p;  // counters unknown to the peer
-    const Json& j = results.at("roce_packets");
-    const auto one = [&](const char* key) {
-        return j.contains(key) && j.at(key).is_number_unsigned() ? std::optional<std::uint64_t>(j.at(key).get<std::uint64_t>())
-                                                                  : std::nullopt;
-    };
-    p.sent = one("sent");
-    p.received = one("received");
-    return p;
 }
 
 // The results exchanged: the peer's figures into `sr`, each side's RoCE
 // packets since `at_start` with them. Returns why the run ends early
 // (nullopt to go on): this side's own abort, or a peer gone or silent; a
-// run that stalled while the peer still answered is judged by both sides'
-// packets, and when they show where RoCE packets stopped, that is the
-// reason and `stalled_on_path` is set.
+// run that stalled or failed while the peer still answered is judged by
+// both sides' packets, and when they show where RoCE packets stopped, the
+// reason says so after what failed, and `stalled_on_path` is set.
 std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchange& ex, const LinkOptions& o,
-                                            const std::string& device, const kernel::PacketCounts& at_start,
-                                            bool& stalled_on_path)
+                                            const PacketWatch& packets, bool& stalled_on_path)
 {
     bool aborted = sr.local.aborted;
     std::string abort_reason = sr.local.abort_reason;
-    const kernel::PacketCounts mine = kernel::packets_since(at_start, kernel::read_packet_counts(device, o.port));
+    const kernel::PacketCounts mine = packets.since_start();
     Json local = report::to_json(sr.local);
-    local["roce_packets"] = packets_json(mine);
+    local.update(packets_evidence(mine));
     try {
         const Json theirs = ex.results(local, aborted ? std::chrono::milliseconds(1000) : o.timeout);
         sr.peer = report::latency_stats_from_json(theirs);
-        if (aborted) {
-            const health::Finding f =
-                health::check_stalled_run(net::host_of(ex.channel().peer()), mine, packets_from(theirs), o.tcp_port);
-            if (f.failed()) {
-                abort_reason = health::error_line(f);
+        if (aborted)
+            if (auto why = stall_on_path(net::host_of(ex.channel().peer()), mine, packets_from(theirs), o.tcp_port)) {
+                abort_reason = fmt::format("{}: {}", abort_reason, *why);  // what failed, then where
                 stalled_on_path = true;
             }
-        }
     } catch (const TimeoutError& e) {
         // The peer is gone or silent: keep what this side measured.
         if (!aborted)
@@ -217,7 +192,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     const auto pairs = connect_pairs(o, ex, largest);
     const verbs::LinkResources& res = *pairs.front();
     report::PingPongReport rep = ping_pong_header(o, ex, res, clock, cpus);
-    const kernel::PacketCounts at_start = kernel::read_packet_counts(res.device_name(), o.port);
+    const PacketWatch packets(res.device_name(), o.port);
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
@@ -238,8 +213,10 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
             sr.local.aborted = true;
             sr.local.abort_reason = lost;
         }
+        rep.completion_failed = std::any_of(results.begin(), results.end(),
+                                            [](const LatencyResult& r) { return r.completion_failed; });
         const std::optional<std::string> ended =
-            exchange_results(sr, ex, o, res.device_name(), at_start, rep.stalled_on_path);
+            exchange_results(sr, ex, o, packets, rep.stalled_on_path);
         rep.sizes.push_back(sr);
         if (progress)
             progress(sr);

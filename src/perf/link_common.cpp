@@ -79,7 +79,9 @@ Json common_params(const LinkOptions& o)
                      {"warmup", o.warmup},
                      {"inline", inline_name(o.inline_mode)},
                      {"mtu", o.mtu ? 128u << *o.mtu : 0u},
-                     {"threads", o.threads}};
+                     {"threads", o.threads},
+                     {"qp-timeout", o.ack_timeout},
+                     {"retry-cnt", o.retry_cnt}};
 }
 
 void adopt_common(LinkOptions& o, const Json& p)
@@ -96,6 +98,14 @@ void adopt_common(LinkOptions& o, const Json& p)
         if (mtu && !o.mtu)
             throw OperationError(fmt::format("the client asked for an MTU of {} bytes: valid are 256..4096", mtu));
         o.threads = p.value("threads", 1u);  // a peer from before --threads
+        const auto ack_timeout = p.at("qp-timeout").get<std::uint32_t>();
+        const auto retry_cnt = p.at("retry-cnt").get<std::uint32_t>();
+        if (ack_timeout > 31 || retry_cnt > 7)
+            throw OperationError(fmt::format("the client asked for ACK timeout code {} and retry count {}: valid are "
+                                             "0..31 and 0..7",
+                                             ack_timeout, retry_cnt));
+        o.ack_timeout = static_cast<std::uint8_t>(ack_timeout);
+        o.retry_cnt = static_cast<std::uint8_t>(retry_cnt);
         const double duration = p.at("duration").get<double>();
         o.duration_s = duration > 0 ? std::optional<double>(duration) : std::nullopt;
     } catch (const nlohmann::json::exception& e) {
@@ -201,6 +211,8 @@ verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest)
     setup.mtu = o.mtu;
     setup.gid_kinds = o.gid_kinds;
     setup.opened = o.opened;
+    setup.ack_timeout = o.ack_timeout;
+    setup.retry_cnt = o.retry_cnt;
     setup.max_inline =
         o.inline_mode == InlineMode::off || o.op == Op::read ? 0 : std::min<std::uint32_t>(largest, 1024);
     return setup;
@@ -229,6 +241,10 @@ void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex,
     h.inline_max = res.granted_inline();
     if (o.op == Op::read)
         h.reads_in_flight = res.reads_in_flight();
+    if (o.transport == IBV_QPT_RC) {
+        h.ack_timeout = o.ack_timeout;
+        h.retry_cnt = o.retry_cnt;
+    }
     h.iterations = o.iterations;
     h.warmup = o.warmup;
     h.duration_s = o.duration_s;

@@ -40,6 +40,10 @@ struct LinkOptions {
     InlineMode inline_mode = InlineMode::automatic;
     std::optional<ibv_mtu> mtu;
     std::chrono::milliseconds timeout{10000};
+    // The RC QPs' local ACK timeout (code: 4.096 us x 2^code) and transport
+    // retry count (--qp-timeout, --retry-cnt).
+    std::uint8_t ack_timeout = verbs::link_ack_timeout_code;
+    std::uint8_t retry_cnt = verbs::link_retry_cnt;
     std::optional<int> cpu;
     std::uint32_t threads = 1;  // worker threads, each with its own QPs (bw) or pair (ping-pong)
     std::vector<int> cpus;      // their CPUs; empty: chosen (the NIC's NUMA node first)

@@ -68,6 +68,10 @@ struct BwReport : LinkHeader {
     std::vector<BwSizeResult> sizes;
     bool aborted = false;
     std::string abort_reason;
+    // The run stalled while the peer answered, and both sides' RoCE packets
+    // show where they stopped (abort_reason says it): a fault of the path,
+    // not a lost peer (exit 1, not 3).
+    bool stalled_on_path = false;
     bool verify_failed = false;
 };
 

@@ -89,6 +89,9 @@ struct PingPongReport : LinkHeader {
     // show where they stopped (abort_reason says it): a fault of the path,
     // not a lost peer (exit 1, not 3).
     bool stalled_on_path = false;
+    // A work completion of this side's own failed (RETRY_EXC_ERR, ...): the
+    // test could not run (exit 1), whatever else abort_reason says.
+    bool completion_failed = false;
 
     // The server of a read test only keeps its QP up: the client's reads are
     // answered by the server's NIC, so the server has no figures to report.

@@ -21,6 +21,8 @@ struct LinkHeader {
     bool inline_used = false;
     std::uint32_t inline_max = 0;
     std::optional<std::uint32_t> reads_in_flight;  // --op read: the QP's max_rd_atomic
+    // RC: the QPs' local ACK timeout code and transport retry count.
+    std::optional<std::uint32_t> ack_timeout, retry_cnt;
     std::uint64_t iterations = 0, warmup = 0;
     std::optional<double> duration_s;
     std::string clock_source;

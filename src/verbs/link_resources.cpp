@@ -188,8 +188,8 @@ void LinkResources::connect(const net::Endpoint& peer)
         std::min<std::uint32_t>(rd_atomic_, std::clamp<std::uint32_t>(peer.max_dest_rd_atomic, 1, 255)));
     given.max_rd_atomic = rd_atomic_;
     given.max_dest_rd_atomic = dest_rd_atomic_;
-    given.timeout = link_ack_timeout_code;
-    given.retry_cnt = link_retry_cnt;
+    given.timeout = setup_.ack_timeout;
+    given.retry_cnt = setup_.retry_cnt;
     given.rnr_retry = 7;
     given.min_rnr_timer = 12;
     if (global)

@@ -38,6 +38,9 @@ struct LinkSetup {
     // The GRH's traffic class (RoCE v2: the IP TOS byte, DSCP << 2 | ECN)
     // of what this side sends; 0 = the QP's default.
     std::uint8_t traffic_class = 0;
+    // An RC QP's local ACK timeout code and transport retry count.
+    std::uint8_t ack_timeout = 14;
+    std::uint8_t retry_cnt = 7;
     // A client: the GID kinds that reach its destination, most wanted first
     // (health::gid_kinds_for); the GID choice prefers them. Empty: no preference.
     std::vector<decode::GidKind> gid_kinds;
@@ -113,8 +116,9 @@ private:
     net::Endpoint remote_;  // the peer's, once connected
 };
 
-// What connect() gives an RC or UC QP: the local ACK timeout (code: 4.096 us
-// x 2^14 = 67 ms) and the retry count (7: rxe and others then retry forever).
+// What connect() gives an RC QP unless asked otherwise (LinkSetup): the
+// local ACK timeout (code: 4.096 us x 2^14 = 67 ms) and the retry count
+// (7: rxe and others then retry forever).
 inline constexpr int link_ack_timeout_code = 14;
 inline constexpr int link_retry_cnt = 7;
 

@@ -87,6 +87,7 @@ struct BwResult {
     bool aborted = false;
     std::string abort_reason;
     bool peer_ended_early = false;  // the socket became readable before this side was done
+    bool peer_lost = false;         // the peer went silent (no heartbeat): nobody to swap counts with
     bool halted = false;            // ended because a sibling thread did (bw --threads)
     SpanTrace tx_trace, rx_trace;   // bw --threads only
 };

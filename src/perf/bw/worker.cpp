@@ -132,6 +132,7 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
         // Whatever the loops made of the end signal, the peer is lost.
         out.total.aborted = true;
         out.total.peer_ended_early = false;
+        out.total.peer_lost = true;
         out.total.abort_reason = lost;
     }
     if (!alone)

@@ -6,6 +6,7 @@
 #include <limits>
 #include <poll.h>
 #include <string_view>
+#include <utility>
 
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
@@ -27,8 +28,32 @@ constexpr std::size_t log_limit_duration = std::size_t{1} << 16;
 
 [[gnu::cold, noreturn]] void wc_failed(const ibv_wc& wc, const char* what)
 {
-    throw OperationError(fmt::format("{} completed with {}: {}", what, *decode::wc_status(wc.status).name,
-                                     decode::wc_status_meaning(wc.status)));
+    throw CompletionError(fmt::format("{} completed with {}: {}", what, *decode::wc_status(wc.status).name,
+                                      decode::wc_status_meaning(wc.status)),
+                          wc.status == IBV_WC_WR_FLUSH_ERR);
+}
+
+// After a flushed completion: the first completion left in the QP's queues
+// whose error is not a flush is what put the QP in ERR (a send's
+// RETRY_EXC_ERR behind a flushed receive); "" when none is left.
+std::string first_cause(verbs::LinkResources& res)
+{
+    for (auto [cq, what] : {std::pair{res.send_cq(), "a send"}, std::pair{res.recv_cq(), "a receive"}}) {
+        ibv_wc wc[16];
+        for (int round = 0; round < 64; ++round) {
+            const int n = ibv_poll_cq(cq, 16, wc);
+            if (n <= 0)
+                break;
+            for (int i = 0; i < n; ++i)
+                if (wc[i].status != IBV_WC_SUCCESS && wc[i].status != IBV_WC_WR_FLUSH_ERR)
+                    try {
+                        wc_failed(wc[i], what);
+                    } catch (const CompletionError& e) {
+                        return e.what();
+                    }
+        }
+    }
+    return {};
 }
 
 [[gnu::always_inline]] inline void check_wc(const ibv_wc& wc, const char* what)
@@ -344,14 +369,24 @@ LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun
     PostedSampleLog posted(client ? PostedSampleLog::capacity_for(total, words) : 0, skip, scale);
     Watchdog dog(clock, run.silence_limit, run.oob_fd);
     Loop l{res, run, clock.uses_tsc(), dog, wrs, log, posted, r.histogram, r.period, total, duration_ticks};
-    if (client)
-        hot::client_loop(l);
-    else
-        hot::server_loop(l);
+    std::string failed;  // a completion's error ends the run like a stall: reported with what was measured
+    try {
+        if (client)
+            hot::client_loop(l);
+        else
+            hot::server_loop(l);
+    } catch (const CompletionError& e) {
+        failed = e.what();
+        if (e.flushed)
+            if (std::string cause = first_cause(res); !cause.empty())
+                failed = std::move(cause);
+    }
 
-    if (client) {
+    // A failed completion leaves the loop before it records where its
+    // samples end (l.filled stays null): they are not reported.
+    if (l.filled && client) {
         posted.drain(l.filled, r.histogram, r.period);
-    } else {
+    } else if (l.filled) {
         // The server's sample runs from one answer's post to the next: it
         // is its loop period, and the only figure it has.
         log.drain(l.filled, r.histogram);
@@ -359,7 +394,11 @@ LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun
     }
     r.exchanged = l.done;
     r.measured = r.histogram.count();
-    if (l.reason) {
+    if (!failed.empty()) {
+        r.aborted = true;
+        r.completion_failed = true;
+        r.abort_reason = failed;
+    } else if (l.reason) {
         // A server in duration mode stops when the client says it is done:
         // that is the normal end, not an abort.
         const bool normal_end =

@@ -40,7 +40,8 @@ struct LatencyResult {
     std::uint64_t exchanged = 0;  // messages this side completed, warm-up included
     double measured_seconds = 0;  // wall time of the measured span
     std::uint64_t start_tick = 0, end_tick = 0;  // the span on the clock (--threads: the pairs' common span)
-    bool aborted = false;         // the watchdog fired or the peer left
+    bool aborted = false;         // the watchdog fired, the peer left or a completion failed
+    bool completion_failed = false;  // a work completion's error status ended it
     std::string abort_reason;
 };
 

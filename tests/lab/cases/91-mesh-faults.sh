@@ -8,7 +8,7 @@
 # the faults are the same as with 4 ranks and 20 s, in about half the lab
 # time (4 ranks and 20 s took 451-516 s of the lab's 2 CPUs).
 np=3 tmo=10
-faults_run=(-D 2 --lat-iters 200 --timeout $tmo)
+faults_run=(-D 1 --lat-iters 200 --timeout $tmo)
 
 # kill_rank_when FILE RANK [SIGNAL]: once FILE exists (round 1 is in), sends
 # SIGNAL (default KILL) to the qpscope-mesh process of RANK; prints when.

@@ -25,6 +25,7 @@ small=(--probes 5 --pings 10 --timeout 10)
 # wire_reset: B's and A's eth0 as the lab made them, whatever a case left.
 wire_reset() {
   on-b sh -c 'tc qdisc del dev eth0 clsact 2>/dev/null; tc qdisc del dev eth0 root 2>/dev/null; ip link set eth0 mtu 1500'
+  tc qdisc del dev eth0 root 2>/dev/null
   ip link set eth0 mtu 1500
 }
 
@@ -69,7 +70,7 @@ else
 fi
 wire_reset
 
-case_ "B drops UDP 4791 on ingress: path exits 1 within its timeouts, naming UDP 4791 and the way that fails"
+case_ "B drops UDP 4791 on ingress: path, ping-pong and bw exit 1 within their timeouts, naming UDP 4791 and the way that fails"
 on-b sh -c 'tc qdisc add dev eth0 clsact && tc filter add dev eth0 ingress protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff action drop'
 path_serve path
 start=$SECONDS
@@ -101,6 +102,38 @@ expect_true "ping-pong's client: here sent N RoCE packets, 192.0.2.2 received no
   grep -qE "here sent [1-9][0-9]* RoCE packets since the run began, 192.0.2.2 received none, while the TCP exchange on port 18615 answered: UDP 4791 dropped on the way or at 192.0.2.2" <<<"$out"
 expect_true "ping-pong's server on B: 192.0.2.1 sent N, here received none, at this host" \
   grep -qE "192.0.2.1 sent [1-9][0-9]* RoCE packets since the run began, here received none, .*UDP 4791 dropped on the way or at this host" "$wire_server_log"
+# bw: the stalled side sends its counts with its reason ("stalled"), the
+# peer answers with its own, and both name the way.
+path_serve bw --timeout 5
+start=$SECONDS
+run timeout 60 "$q" bw 192.0.2.2 -D 2 --timeout 5
+took=$((SECONDS - start))
+wait "$wire_server"; server_rc=$?
+expect_true "bw: client 1, server 1 (got $rc, $server_rc)" test "$rc/$server_rc" = 1/1
+expect_true "bw: within 30 s (took $took s)" test "$took" -le 30
+expect_true "bw's client: here sent N RoCE packets, 192.0.2.2 received none, UDP 4791 named" \
+  grep -qE "here sent [1-9][0-9]* RoCE packets since the run began, 192.0.2.2 received none, while the TCP exchange on port 18615 answered: UDP 4791 dropped on the way or at 192.0.2.2" <<<"$out"
+expect_true "bw's server on B: 192.0.2.1 sent N, here received none, at this host" \
+  grep -qE "192.0.2.1 sent [1-9][0-9]* RoCE packets since the run began, here received none, .*UDP 4791 dropped on the way or at this host" "$wire_server_log"
+# With fewer retries than rxe's endless 7, the client's QP ends in
+# RETRY_EXC_ERR: explained by where the packets stopped. The server adopts
+# the client's --retry-cnt and --qp-timeout.
+path_serve --json ping-pong --timeout 5
+start=$SECONDS
+run timeout 60 "$q" --json ping-pong 192.0.2.2 -n 100 --timeout 5 --retry-cnt 2 --qp-timeout 12
+took=$((SECONDS - start))
+wait "$wire_server"; server_rc=$?
+expect_true "--retry-cnt 2: client 1, server 1 (got $rc, $server_rc), within 30 s (took $took s)" \
+  test "$rc/$server_rc" = 1/1 -a "$took" -le 30
+expect_true "the client's RETRY_EXC_ERR, then where the packets stopped" python3 -c '
+import json, sys
+t = json.loads(sys.argv[1])["test"]
+r = t["abort_reason"]
+assert "completed with RETRY_EXC_ERR" in r and r.index("RETRY_EXC_ERR") < r.index("UDP 4791 dropped on the way or at 192.0.2.2"), r
+assert (t["retry_cnt"]["raw"], t["ack_timeout"]["raw"]) == (2, 12), t
+' "$out"
+expect_true "the server adopted retry count 2 and ACK timeout code 12" \
+  test "$(sed -n '/^{/,/^}/p' "$wire_server_log" | jq -r '"\(.test.retry_cnt.raw) \(.test.ack_timeout.raw)"')" = "2 12"
 wire_reset
 
 case_ "B's NIC at MTU 1500, A's at 9000: the active MTUs are named, path says which sizes arrive each way, ping-pong takes the smaller"
@@ -124,7 +157,7 @@ expect_rc 0
 expect_true "ping-pong's path MTU is the smaller, 1024" test "$(jqo '.test.path_mtu.bytes')" = 1024
 wire_reset
 
-case_ "netem loss 2 % on B's egress: path names the loss on B -> A only, exit 1"
+case_ "netem loss 2 % on B's egress: path names the loss on B -> A only, exit 1; ping-pong's tail shows the messages B sent again"
 on-b tc qdisc add dev eth0 root netem loss 2%
 path_serve path
 run timeout 120 "$q" --json path 192.0.2.2 "${small[@]}" --burst 1000
@@ -141,5 +174,39 @@ loss = [x for x in d["findings"] if x["id"] == "path.loss"]
 assert [x["status"] for x in loss] == ["ok", "warn"], loss
 assert loss[1]["summary"].startswith("192.0.2.2 -> here: "), loss[1]["summary"]
 ' "$out"
+# RC under the same loss: a reply of B's that is lost is sent again after
+# the ACK timeout (code 14, 67 ms), so some round trips take that long.
+path_serve ping-pong --timeout 20
+run timeout 120 "$q" --json ping-pong 192.0.2.2 -n 1000 --timeout 20
+wait "$wire_server"
+expect_rc 0
+expect_true "the tail: max >= 30 ms one-way (a resent reply) and p99.9 >= 4 x p50" python3 -c '
+import json, sys
+c = json.loads(sys.argv[1])["client"][0]
+print("    (p50 %.3f ms, p99.9 %.3f ms, max %.3f ms)" % (c["p50_ns"] / 1e6, c["p99_9_ns"] / 1e6, c["max_ns"] / 1e6))
+assert c["max_ns"] >= 30e6 and c["p99_9_ns"] >= 4 * c["p50_ns"], c
+' "$out"
+wire_reset
+
+# Loss on the way from A to B: A's writes that B never sees make B count
+# requests out of sequence and NAK them; A counts the NAKs and sends again.
+# doctor on each host, during the run, names the counters that rose.
+case_ "netem loss 2 % on A's egress under bw -D 8: doctor on A names its resends and the NAKs it got, doctor on B its out-of-sequence requests"
+tc qdisc add dev eth0 root netem loss 2%
+path_serve bw --timeout 20
+timeout 120 "$q" bw 192.0.2.2 -D 8 --timeout 20 >/dev/null 2>&1 &
+bw_client=$!
+sleep 3  # both sides measuring
+on-b timeout 60 "$q" doctor >"$_scratch/doctor-b.txt" 2>&1 &
+doctor_b=$!
+run timeout 60 "$q" doctor
+wait "$doctor_b"
+wait "$bw_client"; bw_rc=$?
+wait "$wire_server"
+expect_true "bw ran through the loss (exit $bw_rc)" test "$bw_rc" = 0
+expect_out_has "completer_retry_err"
+expect_out_has "rcvd_seq_err"
+expect_true "doctor on B names out_of_seq_request" grep -q "out_of_seq_request" "$_scratch/doctor-b.txt"
+grep -h "port.counters" - "$_scratch/doctor-b.txt" <<<"$out" | sed 's/^/    /' | cut -c1-240
 wire_reset
 rm -f "$wire_server_log"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "src/net/channel.hpp"
+#include "src/net/messages.hpp"
 #include "unit/util.hpp"
 
 namespace qps::net::test {
@@ -76,6 +77,12 @@ inline std::string be32(std::uint32_t v)
 inline std::string frame_of(const std::string& body)
 {
     return std::string("QPSX") + be32(static_cast<std::uint32_t>(body.size())) + body;
+}
+
+// A ping-pong client's hello of this exchange version, as its body's text.
+inline std::string this_version_hello()
+{
+    return to_message(Hello{oob_version, "qpscope", "ping-pong", "client"}).dump();
 }
 
 }  // namespace qps::net::test

@@ -118,11 +118,14 @@ TEST_CASE("another exchange version is named both ways")
 {
     RawPair p;
     Exchange server(std::move(p.server), Role::server, "ping-pong", 1000ms);
-    // A later qpscope: version 6, with a member this version does not know.
-    p.raw.write(frame_of(R"({"type":"hello","version":6,"tool":"qpscope","test":"ping-pong","role":"client","window":8})"));
+    // A later qpscope: the next version, with a member this version does not know.
+    const std::uint32_t later = oob_version + 1;
+    const std::string mismatch = fmt::format("peer speaks qpscope exchange version {}, this is version {}", later,
+                                             oob_version);
+    p.raw.write(frame_of(fmt::format(
+        R"({{"type":"hello","version":{},"tool":"qpscope","test":"ping-pong","role":"client","window":8}})", later)));
     CHECK(failure([&] { server.hello(); }) ==
-          fmt::format("failed: exchange with {}: peer speaks qpscope exchange version 6, this is version 5",
-                      server.channel().peer()));
+          fmt::format("failed: exchange with {}: {}", server.channel().peer(), mismatch));
     // The raw client still got this side's hello (so it can name the mismatch
     // too), then the reason this side gave up.
     Channel client = Channel::adopt(::dup(p.raw.fd()));
@@ -130,14 +133,14 @@ TEST_CASE("another exchange version is named both ways")
     CHECK(hello["version"] == oob_version);
     const Json error = client.receive(500ms);
     CHECK(message_type(error) == "error");
-    CHECK(contains(parse_error_message(error), "peer speaks qpscope exchange version 6, this is version 5"));
+    CHECK(contains(parse_error_message(error), mismatch));
 }
 
 TEST_CASE("a message of the wrong type at a step")
 {
     RawPair p;
     Exchange server(std::move(p.server), Role::server, "ping-pong", 1000ms);
-    p.raw.write(frame_of(R"({"type":"hello","version":5,"tool":"qpscope","test":"ping-pong","role":"client"})"));
+    p.raw.write(frame_of(this_version_hello()));
     server.hello();
     p.raw.write(frame_of(R"({"type":"ready"})"));
     CHECK(failure([&] { server.params(Json::object(), {}); }) ==
@@ -176,6 +179,46 @@ TEST_CASE("a side that gives up between steps tells the peer why")
                       s.server.channel().peer()));
 }
 
+TEST_CASE("a stalled run: both sides see each other's evidence, the peer reports that it gave up")
+{
+    Sides s = connect_pair();
+    s.server.answer_stalls_with([] { return Json{{"received", 0}}; });
+    auto client = std::async(std::launch::async, [&] {
+        s.client.hello();
+        const auto theirs = s.client.stalled("client side ended the run: no completion in 2 s", Json{{"sent", 305}},
+                                             2000ms);
+        // Once stalled, the side has given up: a second call sends nothing and waits for nothing.
+        const auto again = s.client.stalled("again", Json::object(), 2000ms);
+        return std::make_pair(theirs, again);
+    });
+    s.server.hello();
+    CHECK(failure([&] { s.server.ready(); }) ==
+          fmt::format("failed: exchange with {}: peer gave up: client side ended the run: no completion in 2 s",
+                      s.server.channel().peer()));
+    REQUIRE(s.server.peer_evidence());
+    CHECK(*s.server.peer_evidence() == Json{{"sent", 305}});
+    const auto [theirs, again] = client.get();
+    REQUIRE(theirs);
+    CHECK(*theirs == Json{{"received", 0}});
+    CHECK_FALSE(again);
+}
+
+TEST_CASE("a stalled side whose peer does not answer waits only as long as it said")
+{
+    Sides s = connect_pair();
+    auto client = std::async(std::launch::async, [&] {
+        s.client.hello();
+        const auto t0 = std::chrono::steady_clock::now();
+        const auto theirs = s.client.stalled("stalled", Json::object(), 300ms);
+        return std::make_pair(theirs.has_value(), std::chrono::steady_clock::now() - t0);
+    });
+    s.server.hello();  // then silent: it never reads the stalled message
+    const auto [answered, took] = client.get();
+    CHECK_FALSE(answered);
+    CHECK(took >= 300ms);
+    CHECK(took < 2000ms);
+}
+
 TEST_CASE("a peer that connects and says nothing")
 {
     RawPair p;
@@ -192,7 +235,7 @@ TEST_CASE("a peer that closes mid-exchange")
 {
     RawPair p;
     Exchange server(std::move(p.server), Role::server, "ping-pong", 1000ms);
-    p.raw.write(frame_of(R"({"type":"hello","version":5,"tool":"qpscope","test":"ping-pong","role":"client"})"));
+    p.raw.write(frame_of(this_version_hello()));
     server.hello();
     {
         Channel client = Channel::adopt(::dup(p.raw.fd()));

@@ -70,7 +70,29 @@ TEST_CASE("a peer that stops sending heartbeats is silent after the limit, not b
     CHECK(ms_since(start) >= 290);
     CHECK(ms_since(start) < 1500);
     CHECK(contains(server.silence_reason(), "stopped answering: no heartbeat for 300 ms, the connection still open"));
+    // The raw peer's kernel acknowledges the heartbeats its process never reads.
+    CHECK(contains(server.silence_reason(), "its kernel acknowledging this side's TCP: its process is stopped"));
     CHECK(contains(server.silence_reason(), p.server.peer()));
+}
+
+TEST_CASE("a silence is named from what TCP says: a cut path, a hung process, or unknown")
+{
+    CHECK(silence_text("192.0.2.2:18615", 10000ms, TcpState{3, 4, 6400}) ==
+          "the peer 192.0.2.2:18615 stopped answering: no heartbeat for 10000 ms, and this side's TCP to it goes "
+          "unacknowledged (3 segments in flight, sent again 4 times, next in 6400 ms): nothing crosses the path to it "
+          "(a link down on either side or on the way, or its host down)");
+    CHECK(contains(silence_text("h:1", 500ms, TcpState{1, 1, 200}), "(1 segment in flight, sent again 1 time, next"));
+    CHECK(silence_text("h:1", 500ms, TcpState{0, 0, 200, 42}) ==
+          "the peer h:1 stopped answering: no heartbeat for 500 ms, and this side's TCP cannot send to it (42 bytes "
+          "waiting, none in flight): no route to it (this host's link or address is down)");
+    CHECK(silence_text("h:1", 500ms, TcpState{0, 0, 200}) ==
+          "the peer h:1 stopped answering: no heartbeat for 500 ms, the connection still open and its kernel "
+          "acknowledging this side's TCP: its process is stopped, hung or swapped out");
+    // In flight but not yet sent again: too early to blame the path.
+    CHECK(silence_text("h:1", 500ms, TcpState{2, 0, 200}) ==
+          "the peer h:1 stopped answering: no heartbeat for 500 ms, the connection still open (is it stopped, hung or "
+          "swapped out?)");
+    CHECK(silence_text("h:1", 500ms, std::nullopt) == silence_text("h:1", 500ms, TcpState{2, 0, 200}));
 }
 
 TEST_CASE("heartbeats heard reset the silence; the ones sent arrive as whole frames")

@@ -1,5 +1,6 @@
 // The exchange's typed messages: round trips and strict parsers.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <string>
 
 #include "src/error.hpp"
@@ -59,7 +60,8 @@ const Json removed = Json(Json::value_t::discarded);
 TEST_CASE("hello: round trip and wire form")
 {
     const Hello h{oob_version, "qpscope", "bw", "server"};
-    CHECK(to_message(h).dump() == R"({"type":"hello","version":5,"tool":"qpscope","test":"bw","role":"server"})");
+    CHECK(to_message(h).dump() ==
+          fmt::format(R"({{"type":"hello","version":{},"tool":"qpscope","test":"bw","role":"server"}})", oob_version));
     CHECK(parse_hello(to_message(h)) == h);
     CHECK(parse_hello(decode_frame(encode_frame(to_message(h)))) == h);
 }
@@ -96,10 +98,10 @@ TEST_CASE("hello: another tool or another version is named before anything else"
     CHECK(hello_error(m) == R"(peer is not qpscope: hello message member "tool" is "perftest", must be "qpscope")");
     // A later version may add members: the version is what gets named.
     m = hello_json();
-    m["version"] = 6;
+    m["version"] = oob_version + 1;
     m["features"] = {"zero-copy"};
     m["test"] = "stream";
-    CHECK(hello_error(m) == "peer speaks qpscope exchange version 6, this is version 5");
+    CHECK(hello_error(m) == version_mismatch(oob_version + 1, oob_version));
     CHECK(version_mismatch(1, 2) == "peer speaks qpscope exchange version 1, this is version 2");
     CHECK(hello_error(Json{{"type", "endpoint"}}) == R"(expected the "hello" message, got "endpoint")");
     CHECK(hello_error(Json{{"kind", "hello"}}) == R"(expected the "hello" message, got a message without a type)");
@@ -231,6 +233,23 @@ TEST_CASE("ready, results and error messages")
                        parse_error_message(Json{{"type", "error"}, {"message", std::string(2000, 'x')}});
                    }),
                    "error message: member \"message\" is \"xxxx"));
+}
+
+TEST_CASE("stalled: why and the side's evidence, strictly")
+{
+    const Json evidence{{"roce_packets", {{"sent", 305}, {"received", nullptr}}}};
+    CHECK(stalled_message("stalled 2 s", evidence).dump() ==
+          R"({"type":"stalled","message":"stalled 2 s","evidence":{"roce_packets":{"sent":305,"received":null}}})");
+    const Stalled st = parse_stalled(stalled_message("two\nlines", evidence));
+    CHECK(st.message == "two lines");
+    CHECK(st.evidence == evidence);
+    CHECK(thrown<OperationError>([] { parse_stalled(Json{{"type", "stalled"}, {"message", "x"}, {"evidence", 3}}); }) ==
+          R"(stalled message: member "evidence" is 3, must be a JSON object)");
+    CHECK(thrown<OperationError>([] { parse_stalled(Json{{"type", "stalled"}, {"message", "x"}}); }) ==
+          R"(stalled message: missing member "evidence")");
+    CHECK(thrown<OperationError>([&] {
+              parse_stalled(Json{{"type", "stalled"}, {"message", "x"}, {"evidence", evidence}, {"rc", 1}});
+          }) == R"(stalled message: unknown member "rc" (it has: "message", "evidence"))");
 }
 
 TEST_CASE("compare_params names each disagreeing must-agree key")

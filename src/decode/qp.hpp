@@ -328,7 +328,8 @@ inline constexpr std::array<WcStatusEntry, 24> wc_status_table{{
      "send is larger than the port's maximum message size"},
     {IBV_WC_LOC_QP_OP_ERR, "LOC_QP_OP_ERR",
      "local QP operation error: the work request does not fit the QP (opcode not valid for its "
-     "type, too many SGEs, inline data too large, UD address handle from another PD)"},
+     "type, too many SGEs, inline data too large, UD address handle from another PD); Soft-RoCE (rxe) "
+     "also reports it when its netdev cannot send the packet (the link down, no route to the peer)"},
     {IBV_WC_LOC_EEC_OP_ERR, "LOC_EEC_OP_ERR",
      "local EE context operation error (Reliable Datagram only, which Linux does not implement)"},
     {IBV_WC_LOC_PROT_ERR, "LOC_PROT_ERR",

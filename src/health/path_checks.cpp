@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
@@ -229,6 +230,67 @@ Finding check_stalled_run(std::string_view peer, const kernel::PacketCounts& her
     f.summary = fmt::format("RoCE packets crossed both ways since the run began (here {} out, {} in; {} {} out, {} "
                             "in): the path carried them",
                             *here.sent, *here.received, peer, *there.sent, *there.received);
+    return f;
+}
+
+Finding check_link_changes(std::string_view peer, const kernel::LinkState& here_start, const kernel::LinkState& here_now,
+                           const kernel::LinkState& there_start, const kernel::LinkState& there_now)
+{
+    Finding f;
+    f.id = "link.carrier";
+    const auto rise = [](const std::optional<std::uint64_t>& a,
+                         const std::optional<std::uint64_t>& b) -> std::optional<std::uint64_t> {
+        if (a && b && *b >= *a)
+            return *b - *a;
+        return std::nullopt;
+    };
+    struct Side {
+        std::optional<std::uint64_t> downed, carrier;
+        bool known() const { return downed || carrier; }
+        bool went_down() const { return downed.value_or(0) > 0 || carrier.value_or(0) > 0; }
+    };
+    const auto side = [&](const kernel::LinkState& a, const kernel::LinkState& b) {
+        return Side{rise(a.link_downed, b.link_downed),
+                    a.netdev == b.netdev ? rise(a.carrier_changes, b.carrier_changes) : std::nullopt};
+    };
+    const Side here = side(here_start, here_now), there = side(there_start, there_now);
+    const auto text = [](const std::optional<std::uint64_t>& n) { return n ? std::to_string(*n) : std::string("?"); };
+    f.seen = {{"here_netdev", here_now.netdev},
+              {"here_link_downed", text(here.downed)},
+              {"here_carrier_changes", text(here.carrier)},
+              {"peer_netdev", there_now.netdev},
+              {"peer_link_downed", text(there.downed)},
+              {"peer_carrier_changes", text(there.carrier)}};
+    if (!here.known() && !there.known()) {
+        f.status = Status::skipped;
+        f.summary = "neither side's link counters are known";
+        return f;
+    }
+    const auto named = [](const std::string& who, const kernel::LinkState& now, const Side& s) {
+        const std::string link = now.netdev.empty() ? std::string("port") : now.netdev;
+        std::vector<std::string> counts;
+        if (s.downed.value_or(0) > 0)
+            counts.push_back(fmt::format("link_downed +{}", *s.downed));
+        if (s.carrier.value_or(0) > 0)
+            counts.push_back(fmt::format("carrier changes +{}", *s.carrier));
+        return fmt::format("{} {} went down during the run ({})", who, link, fmt::join(counts, ", "));
+    };
+    std::vector<std::string> down;
+    if (here.went_down())
+        down.push_back(named("here", here_now, here));
+    if (there.went_down())
+        down.push_back(named(fmt::format("{}'s", peer), there_now, there));
+    if (down.empty()) {
+        f.summary = "neither side's link went down during the run";
+        return f;
+    }
+    f.status = Status::fail;
+    f.summary = fmt::format("{}: RDMA traffic stopped with it and did not resume in time", fmt::join(down, ", and "));
+    f.why = "while a link is down every packet on it is lost; RC QPs send again after each ACK timeout (and end "
+            "in RETRY_EXC_ERR once their retries run out), and once it is back up the route and the neighbour "
+            "entry must be found again before anything crosses";
+    f.fix = "look at the link's history (ip -s link show DEV, ethtool DEV, dmesg | grep -i link) and the switch "
+            "port's log: a flapping cable, transceiver or port; give runs a --timeout longer than a flap";
     return f;
 }
 

@@ -77,6 +77,13 @@ Finding check_traffic_class(std::string_view direction, int sent, std::optional<
 Finding check_stalled_run(std::string_view peer, const kernel::PacketCounts& here, const kernel::PacketCounts& there,
                           std::uint16_t tcp_port);
 
+// id "link.carrier": a stalled run during which a side's link went down
+// (its port's link_downed or its netdev's carrier_changes rose): fail
+// naming the side, the netdev and the counts; ok when neither rose;
+// skipped when neither side's counts are known.
+Finding check_link_changes(std::string_view peer, const kernel::LinkState& here_start, const kernel::LinkState& here_now,
+                           const kernel::LinkState& there_start, const kernel::LinkState& there_now);
+
 // --expect of `qpscope path`: "mtu>=4096,loss<=0,rtt<=20us" (loss in per
 // cent, rtt in ns, us, ms or s). UsageError naming the term and the valid forms.
 struct PathExpect {

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 namespace qps::kernel {
@@ -163,6 +164,25 @@ PacketCounts read_packet_counts(const std::string& device, std::uint32_t port, c
 PacketCounts packets_since(const PacketCounts& before, const PacketCounts& after)
 {
     return {rise(before.sent, after.sent), rise(before.received, after.received)};
+}
+
+LinkState read_link_state(const std::string& device, std::uint32_t port, const std::string& root,
+                          const std::string& net_root)
+{
+    LinkState s;
+    s.link_downed = value_of(read_port_counters(device, port, "hw_counters", root), "link_downed");
+    if (!s.link_downed)
+        s.link_downed = value_of(read_port_counters(device, port, "counters", root), "link_downed");
+    std::string text;
+    if (read_small_file(fmt::format("{}/{}/ports/{}/gid_attrs/ndevs/0", root, device, port), text) != 0)
+        return s;
+    const std::string netdev = text.substr(0, text.find('\n'));
+    if (netdev.empty() || netdev.find('/') != std::string::npos)
+        return s;
+    s.netdev = netdev;
+    if (read_small_file(net_root + "/" + s.netdev + "/carrier_changes", text) == 0)
+        s.carrier_changes = parse_counter(text);
+    return s;
 }
 
 }  // namespace qps::kernel

@@ -38,6 +38,18 @@ PacketCounts read_packet_counts(const std::string& device, std::uint32_t port,
 // the counter went down: reset).
 PacketCounts packets_since(const PacketCounts& before, const PacketCounts& after);
 
+// How often a port's link went down: the port's link_downed counter
+// (hw_counters, else counters; rxe counts its netdev going down there), and
+// for RoCE its netdev (gid_attrs/ndevs/0; "" when none) with the carrier's
+// changes (/sys/class/net/DEV/carrier_changes). nullopt: unknown.
+struct LinkState {
+    std::string netdev;
+    std::optional<std::uint64_t> carrier_changes;
+    std::optional<std::uint64_t> link_downed;
+};
+LinkState read_link_state(const std::string& device, std::uint32_t port, const std::string& root = "/sys/class/infiniband",
+                          const std::string& net_root = "/sys/class/net");
+
 // The CPUs near the device (its PCI function's local_cpulist: the NUMA
 // node's); empty when sysfs does not say (Soft-RoCE has no PCI device).
 std::vector<int> device_local_cpus(const std::string& device, const std::string& root = "/sys/class/infiniband");

@@ -196,8 +196,8 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
     const std::string peer_host = net::host_of(ex.channel().peer());
     // This side's own failure stays first (a RETRY_EXC_ERR, a stall); the
     // peer's "gave up" gives way to where the packets stopped.
-    const auto judge = [&](const kernel::PacketCounts& mine, const Json& theirs, bool own) {
-        if (auto why = stall_on_path(peer_host, mine, packets_from(theirs), o.tcp_port)) {
+    const auto judge = [&](const Evidence& mine, const Json& theirs, bool own) {
+        if (auto why = stall_on_path(peer_host, mine, evidence_from(theirs), o.tcp_port)) {
             r.abort_reason = own ? fmt::format("{}: {}", r.abort_reason, *why) : std::move(*why);
             stalled_on_path = true;
         }
@@ -207,9 +207,9 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
         return;
     }
     if (r.aborted && !r.peer_ended_early) {
-        const kernel::PacketCounts mine = packets.since_start();
-        const auto theirs = ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason),
-                                       packets_evidence(mine), stall_answer_wait);
+        const Evidence mine = packets.now();
+        const auto theirs = ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason), to_json(mine),
+                                       stall_answer_wait);
         if (theirs)
             judge(mine, *theirs, true);
         return;
@@ -223,7 +223,7 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
         r.aborted = true;
         r.abort_reason = e.what();
         if (ex.peer_evidence())
-            judge(packets.since_start(), *ex.peer_evidence(), false);
+            judge(packets.now(), *ex.peer_evidence(), false);
     }
 }
 
@@ -312,7 +312,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     connect_qps(side, ex, o, roles);
     report::BwReport rep = bw_report_header(o, ex, first, clock, cpus);
     const PacketWatch packets(first.device_name(), o.port);
-    ex.answer_stalls_with([&packets] { return packets_evidence(packets.since_start()); });
+    ex.answer_stalls_with([&packets] { return to_json(packets.now()); });
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {

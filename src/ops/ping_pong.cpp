@@ -132,14 +132,14 @@ std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchang
 {
     bool aborted = sr.local.aborted;
     std::string abort_reason = sr.local.abort_reason;
-    const kernel::PacketCounts mine = packets.since_start();
+    const Evidence mine = packets.now();
     Json local = report::to_json(sr.local);
-    local.update(packets_evidence(mine));
+    local.update(to_json(mine));
     try {
-        const Json theirs = ex.results(local, aborted ? std::chrono::milliseconds(1000) : o.timeout);
+        const Json theirs = ex.results(local, aborted ? stall_answer_wait : o.timeout);
         sr.peer = report::latency_stats_from_json(theirs);
         if (aborted)
-            if (auto why = stall_on_path(net::host_of(ex.channel().peer()), mine, packets_from(theirs), o.tcp_port)) {
+            if (auto why = stall_on_path(net::host_of(ex.channel().peer()), mine, evidence_from(theirs), o.tcp_port)) {
                 abort_reason = fmt::format("{}: {}", abort_reason, *why);  // what failed, then where
                 stalled_on_path = true;
             }

@@ -2,48 +2,78 @@
 
 #include <utility>
 
+#include "src/finding.hpp"
 #include "src/health/path_checks.hpp"
 
 namespace qps::perf {
 
-Json packets_evidence(const kernel::PacketCounts& p)
+namespace {
+
+Json count(const std::optional<std::uint64_t>& n) { return n ? Json(*n) : Json(nullptr); }
+
+std::optional<std::uint64_t> count_in(const Json& j, const char* key)
 {
-    const auto one = [](const std::optional<std::uint64_t>& n) { return n ? Json(*n) : Json(nullptr); };
-    return Json{{"roce_packets", Json{{"sent", one(p.sent)}, {"received", one(p.received)}}}};
+    if (j.is_object() && j.contains(key) && j.at(key).is_number_unsigned())
+        return j.at(key).get<std::uint64_t>();
+    return std::nullopt;
 }
 
-kernel::PacketCounts packets_from(const Json& evidence)
+}  // namespace
+
+Json to_json(const Evidence& e)
 {
-    kernel::PacketCounts p;
-    if (!evidence.is_object() || !evidence.contains("roce_packets") || !evidence.at("roce_packets").is_object())
-        return p;  // counters unknown to the peer
-    const Json& j = evidence.at("roce_packets");
-    const auto one = [&](const char* key) {
-        return j.contains(key) && j.at(key).is_number_unsigned() ? std::optional<std::uint64_t>(j.at(key).get<std::uint64_t>())
-                                                                  : std::nullopt;
-    };
-    p.sent = one("sent");
-    p.received = one("received");
-    return p;
+    return Json{{"roce_packets", Json{{"sent", count(e.packets.sent)}, {"received", count(e.packets.received)}}},
+                {"link", Json{{"netdev", e.link_now.netdev},
+                              {"link_downed_start", count(e.link_start.link_downed)},
+                              {"link_downed_now", count(e.link_now.link_downed)},
+                              {"carrier_start", count(e.link_start.carrier_changes)},
+                              {"carrier_now", count(e.link_now.carrier_changes)}}}};
+}
+
+Evidence evidence_from(const Json& j)
+{
+    Evidence e;
+    if (!j.is_object())
+        return e;
+    if (j.contains("roce_packets")) {
+        e.packets.sent = count_in(j.at("roce_packets"), "sent");
+        e.packets.received = count_in(j.at("roce_packets"), "received");
+    }
+    if (j.contains("link") && j.at("link").is_object()) {
+        const Json& l = j.at("link");
+        if (l.contains("netdev") && l.at("netdev").is_string())
+            e.link_start.netdev = e.link_now.netdev = l.at("netdev").get<std::string>();
+        e.link_start.link_downed = count_in(l, "link_downed_start");
+        e.link_now.link_downed = count_in(l, "link_downed_now");
+        e.link_start.carrier_changes = count_in(l, "carrier_start");
+        e.link_now.carrier_changes = count_in(l, "carrier_now");
+    }
+    return e;
 }
 
 PacketWatch::PacketWatch(std::string device, std::uint32_t port)
-    : device_(std::move(device)), port_(port), at_start_(kernel::read_packet_counts(device_, port_))
+    : device_(std::move(device)), port_(port), at_start_(kernel::read_packet_counts(device_, port_)),
+      link_at_start_(kernel::read_link_state(device_, port_))
 {
 }
 
-kernel::PacketCounts PacketWatch::since_start() const
+Evidence PacketWatch::now() const
 {
-    return kernel::packets_since(at_start_, kernel::read_packet_counts(device_, port_));
+    return Evidence{kernel::packets_since(at_start_, kernel::read_packet_counts(device_, port_)), link_at_start_,
+                    kernel::read_link_state(device_, port_)};
 }
 
-std::optional<std::string> stall_on_path(std::string_view peer_host, const kernel::PacketCounts& here,
-                                         const kernel::PacketCounts& there, std::uint16_t tcp_port)
+std::optional<std::string> stall_on_path(std::string_view peer_host, const Evidence& here, const Evidence& there,
+                                         std::uint16_t tcp_port)
 {
-    const health::Finding f = health::check_stalled_run(peer_host, here, there, tcp_port);
-    if (!f.failed())
-        return std::nullopt;
-    return health::error_line(f);
+    const health::Finding link =
+        health::check_link_changes(peer_host, here.link_start, here.link_now, there.link_start, there.link_now);
+    if (link.failed())
+        return health::error_line(link);
+    const health::Finding roce = health::check_stalled_run(peer_host, here.packets, there.packets, tcp_port);
+    if (roce.failed())
+        return health::error_line(roce);
+    return std::nullopt;
 }
 
 }  // namespace qps::perf

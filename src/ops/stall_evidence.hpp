@@ -1,8 +1,9 @@
-// Where a stalled two-sided run (ping-pong, bw) lost its RoCE packets:
-// each side reads its port's packet counters when the run begins, and what
-// rose since travels to the peer (in ping-pong's results, or in bw's
-// "stalled" message, src/net/exchange.hpp); link.roce (src/health/
-// path_checks.hpp) judges the two.
+// Where a stalled two-sided run (ping-pong, bw) lost its RoCE packets, and
+// whether a link went down meanwhile: each side reads its port's packet
+// counters and its netdev's carrier changes when the run begins, and what
+// changed since travels to the peer (in ping-pong's results, or in bw's
+// "stalled" message, src/net/exchange.hpp). link.carrier and link.roce
+// (src/health/path_checks.hpp) judge the two sides together.
 #pragma once
 
 #include <chrono>
@@ -16,34 +17,42 @@
 
 namespace qps::perf {
 
-// How long a stalled side waits for its peer's counts (the peer meets the
+// How long a stalled side waits for its peer's evidence (the peer meets the
 // message at its next step: the end of its loop, within a second).
 inline constexpr std::chrono::milliseconds stall_answer_wait{3000};
 
-// The RoCE packets of a side since the run began, as they travel:
-// {"roce_packets":{"sent":N,"received":N}} (null where unknown).
-Json packets_evidence(const kernel::PacketCounts& p);
-// Reads that member of a side's results or evidence (unknown counts where
-// it is missing: a peer that does not send them).
-kernel::PacketCounts packets_from(const Json& evidence);
+// One side's evidence as it travels:
+//   {"roce_packets": {"sent": N, "received": N},      since the run began (null: unknown)
+//    "link": {"netdev": "eth0", "link_downed_start": N, "link_downed_now": N,
+//             "carrier_start": N, "carrier_now": N}}
+struct Evidence {
+    kernel::PacketCounts packets;  // since the run began
+    kernel::LinkState link_start, link_now;
+};
+Json to_json(const Evidence& e);
+// What a peer sent (unknown parts where members are missing or malformed:
+// a peer that does not send them).
+Evidence evidence_from(const Json& j);
 
-// One side's port, counted from the run's start.
+// One side's port and netdev, watched from the run's start.
 class PacketWatch {
 public:
     PacketWatch(std::string device, std::uint32_t port);
-    // What the port counted since the watch began.
-    kernel::PacketCounts since_start() const;
+    Evidence now() const;
 
 private:
     std::string device_;
     std::uint32_t port_;
     kernel::PacketCounts at_start_;
+    kernel::LinkState link_at_start_;
 };
 
-// The error line that names where RoCE packets stopped, when the two
-// sides' counts show it (link.roce failed); nullopt when they crossed or
-// are unknown. peer_host: the peer's address as the exchange sees it.
-std::optional<std::string> stall_on_path(std::string_view peer_host, const kernel::PacketCounts& here,
-                                         const kernel::PacketCounts& there, std::uint16_t tcp_port);
+// The error line that names what stopped the run when the two sides'
+// evidence shows it: a link that went down (link.carrier), else RoCE
+// packets that one side sent and the other never received (link.roce);
+// nullopt when neither. peer_host: the peer's address as the exchange
+// sees it.
+std::optional<std::string> stall_on_path(std::string_view peer_host, const Evidence& here, const Evidence& there,
+                                         std::uint16_t tcp_port);
 
 }  // namespace qps::perf

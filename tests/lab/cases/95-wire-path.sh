@@ -1,9 +1,10 @@
 # Lab cases across the two-host wire (lab/qpscope-lab --hosts 2): host A
 # (192.0.2.1, this shell) and host B (192.0.2.2, reached with on-b), rxe0 on
-# each one's eth0, faults made for real on B with tc: `qpscope path` on a
-# healthy link, with UDP 4791 dropped, with MTUs that differ, with loss, and
-# through a B that re-marks DSCP. In a one-host boot there is no B: skipped
-# by name.
+# each one's eth0, faults made for real with tc and ip: `qpscope path` on a
+# healthy link, through a B that re-marks DSCP, with UDP 4791 dropped (path,
+# ping-pong, bw, and a QP that runs out of retries), with MTUs that differ,
+# with loss either way (path, the RC tail, doctor's counters), and with B's
+# link down mid-run. In a one-host boot there is no B: skipped by name.
 if ! command -v on-b >/dev/null; then
   case_ "the two-host wire"
   skip "no host B (this boot is not lab/qpscope-lab --hosts 2)"
@@ -89,32 +90,37 @@ assert s.startswith("here -> 192.0.2.2: TCP 18615 answers, RoCE packets do not a
 assert "UDP 4791 dropped on the way or at the receiver" in s and "the receiver\x27s 0 in" in s, s
 assert d["round_trip"]["answered"] == 0 and "in a row unanswered" in d["round_trip"]["stopped"], d["round_trip"]
 ' "$out"
-# ping-pong on the same wire: the run stalls, both sides swap their RoCE
-# packet counts over the exchange that still answers, and name the way.
-path_serve ping-pong --timeout 5
-start=$SECONDS
-run timeout 60 "$q" ping-pong 192.0.2.2 -n 100 --timeout 5
-took=$((SECONDS - start))
-wait "$wire_server"; server_rc=$?
-expect_true "ping-pong: client 1, server 1 (a path fault, not a lost peer: got $rc, $server_rc)" test "$rc/$server_rc" = 1/1
-expect_true "ping-pong: within 30 s (took $took s)" test "$took" -le 30
-expect_true "ping-pong's client: here sent N RoCE packets, 192.0.2.2 received none, UDP 4791 named" \
-  grep -qE "here sent [1-9][0-9]* RoCE packets since the run began, 192.0.2.2 received none, while the TCP exchange on port 18615 answered: UDP 4791 dropped on the way or at 192.0.2.2" <<<"$out"
-expect_true "ping-pong's server on B: 192.0.2.1 sent N, here received none, at this host" \
-  grep -qE "192.0.2.1 sent [1-9][0-9]* RoCE packets since the run began, here received none, .*UDP 4791 dropped on the way or at this host" "$wire_server_log"
-# bw: the stalled side sends its counts with its reason ("stalled"), the
-# peer answers with its own, and both name the way.
-path_serve bw --timeout 5
-start=$SECONDS
-run timeout 60 "$q" bw 192.0.2.2 -D 2 --timeout 5
-took=$((SECONDS - start))
-wait "$wire_server"; server_rc=$?
-expect_true "bw: client 1, server 1 (got $rc, $server_rc)" test "$rc/$server_rc" = 1/1
-expect_true "bw: within 30 s (took $took s)" test "$took" -le 30
-expect_true "bw's client: here sent N RoCE packets, 192.0.2.2 received none, UDP 4791 named" \
-  grep -qE "here sent [1-9][0-9]* RoCE packets since the run began, 192.0.2.2 received none, while the TCP exchange on port 18615 answered: UDP 4791 dropped on the way or at 192.0.2.2" <<<"$out"
-expect_true "bw's server on B: 192.0.2.1 sent N, here received none, at this host" \
-  grep -qE "192.0.2.1 sent [1-9][0-9]* RoCE packets since the run began, here received none, .*UDP 4791 dropped on the way or at this host" "$wire_server_log"
+# ping-pong and bw on the same wire: the run stalls, both sides swap their
+# RoCE packet counts over the exchange that still answers (ping-pong with
+# its results, bw in its "stalled" message and the answer), and name the way.
+dropped_run() {  # TEST ARGS...
+  local test=$1 took start server_rc; shift
+  path_serve "$test" --timeout 5
+  start=$SECONDS
+  run timeout 60 "$q" "$test" 192.0.2.2 "$@" --timeout 5
+  took=$((SECONDS - start))
+  wait "$wire_server"; server_rc=$?
+  expect_true "$test: client 1, server 1 (a path fault, not a lost peer: got $rc, $server_rc)" test "$rc/$server_rc" = 1/1
+  expect_true "$test: within 30 s (took $took s)" test "$took" -le 30
+  expect_true "$test's client: here sent N RoCE packets, 192.0.2.2 received none, UDP 4791 named" \
+    grep -qE "here sent [1-9][0-9]* RoCE packets since the run began, 192.0.2.2 received none, while the TCP exchange on port 18615 answered: UDP 4791 dropped on the way or at 192.0.2.2" <<<"$out"
+  expect_true "$test's server on B: 192.0.2.1 sent N, here received none, at this host" \
+    grep -qE "192.0.2.1 sent [1-9][0-9]* RoCE packets since the run began, here received none, .*UDP 4791 dropped on the way or at this host" "$wire_server_log"
+}
+dropped_run ping-pong -n 100
+dropped_run bw -D 2
+# qp list --stalled meanwhile names the client's QP that makes no progress
+# (what the port counters did in its 2 s is shown when any rose).
+path_serve bw --timeout 8
+timeout 60 "$q" bw 192.0.2.2 -D 2 --timeout 8 >/dev/null 2>&1 &
+bw_client=$!
+sleep 3
+run timeout 60 "$q" qp list --stalled 2
+wait "$bw_client"
+wait "$wire_server"
+expect_out_has "no progress in 2 s: SQ PSN"
+expect_out_has "(idle, or retrying towards a peer that does not answer)"
+sed 's/^/    | /' <<<"$out" | cut -c1-200 | head -12
 # With fewer retries than rxe's endless 7, the client's QP ends in
 # RETRY_EXC_ERR: explained by where the packets stopped. The server adopts
 # the client's --retry-cnt and --qp-timeout.
@@ -208,5 +214,58 @@ expect_out_has "completer_retry_err"
 expect_out_has "rcvd_seq_err"
 expect_true "doctor on B names out_of_seq_request" grep -q "out_of_seq_request" "$_scratch/doctor-b.txt"
 grep -h "port.counters" - "$_scratch/doctor-b.txt" <<<"$out" | sed 's/^/    /' | cut -c1-240
+wire_reset
+# B's link down for 3 s mid-run. rxe sends again after each ACK timeout
+# while it is down; whether traffic resumes before --timeout once it is up
+# varies: the run either reports the gap (its slowest windows) or ends
+# naming the link that went down, on both sides. Never a hang. (bw with
+# --cq-mod 1: a batch's bytes are spread over the time since the previous
+# batch, so only a completion per message leaves a gap's window empty.)
+# flap_b AFTER SECONDS: B's eth0 down AFTER s from now, for SECONDS.
+flap_b() { (sleep "$1"; on-b ip link set eth0 down; sleep "$2"; on-b ip link set eth0 up) & flapper=$!; }
+# flap_run TEST GAP_FILTER GAP_TEXT ARGS...: TEST -D 8 with B's link down
+# 3 s from its 4th second; exit 0 on both sides must show the gap (jq
+# GAP_FILTER true on the client's report), else both exit 1 naming B's eth0.
+flap_run() {
+  local test=$1 gap=$2 gap_text=$3 took start server_rc server_json; shift 3
+  local b_link='cat /sys/class/infiniband/rxe0/ports/1/hw_counters/link_downed /sys/class/net/eth0/carrier_changes /sys/class/infiniband/rxe0/ports/1/hw_counters/send_err'
+  echo "    (B's link_downed, carrier_changes, send_err before: $(on-b sh -c "$b_link" | tr '\n' ' '))"
+  path_serve --json "$test" --timeout 10
+  flap_b 4 3
+  start=$SECONDS
+  run timeout 120 "$q" --json "$test" 192.0.2.2 -D 8 --timeout 10 "$@"
+  took=$((SECONDS - start))
+  wait "$wire_server"; server_rc=$?
+  wait "$flapper"
+  server_json=$(sed -n '/^{/,/^}/p' "$wire_server_log")
+  echo "    (client $rc, server $server_rc, $took s: $(jqo '.test.abort_reason // "no abort"' | cut -c1-160))"
+  echo "    (B: $(jq -r '.test.abort_reason // "no abort"' <<<"$server_json" | cut -c1-160))"
+  echo "    (B's link_downed, carrier_changes, send_err after: $(on-b sh -c "$b_link" | tr '\n' ' '))"
+  expect_true "ended within -D + --timeout + 20 s (took $took s)" test "$took" -le 38
+  expect_true "no sanitizer report on B" bash -c '! grep -q "ERROR: AddressSanitizer\|runtime error:" "$1"' _ "$wire_server_log"
+  if [ "$rc/$server_rc" = 0/0 ]; then
+    expect_true "the gap: $gap_text" test "$(jqo "$gap")" = true
+  elif grep -q "completed with LOC_QP_OP_ERR" <<<"$(jq -r '.test.abort_reason' <<<"$server_json")"; then
+    # B's own send failed while its link was down: rxe's LOC_QP_OP_ERR,
+    # explained as such; the client hears that B ended the run.
+    expect_true "B exits 1 and its LOC_QP_OP_ERR names rxe's link down (got $server_rc)" test "$server_rc" = 1 -a \
+      "$(jq -r '.test.abort_reason | contains("its netdev cannot send the packet (the link down")' <<<"$server_json")" = true
+    expect_true "the client says B ended the run (exit $rc)" \
+      grep -q "the peer finished or closed the out-of-band connection" <<<"$(jqo '.test.abort_reason')"
+  else
+    expect_true "client 1, server 1: a fault of the link, not a lost peer (got $rc, $server_rc)" test "$rc/$server_rc" = 1/1
+    expect_true "the client names B's eth0" \
+      grep -q "192.0.2.2's eth0 went down during the run" <<<"$(jqo '.test.abort_reason')"
+    expect_true "B names its own eth0" \
+      grep -q "here eth0 went down during the run" <<<"$(jq -r '.test.abort_reason' <<<"$server_json")"
+  fi
+}
+# The message that completes after the gap spreads its bytes over it: the
+# gap's windows hold a sliver of the average, not nothing.
+case_ "B's link down 3 s during bw -D 8: the gap reported, or both sides name B's eth0, within their timeouts"
+flap_run bw '.client_posts[0] | .min_bytes_per_s < .bytes_per_s / 20' \
+  "the slowest 500 ms window under 1/20 of the average" --window 500 --cq-mod 1
+case_ "B's link down 3 s during ping-pong -D 8: the gap in the tail, or both sides name B's eth0; no hang"
+flap_run ping-pong '.client[0].max_ns >= 1e9' "a sample of 1 s or more"
 wire_reset
 rm -f "$wire_server_log"

@@ -162,3 +162,32 @@ TEST_CASE("link.roce: a stalled run's packets: none reached the peer, none came 
     CHECK(both.summary.find("crossed both ways") != std::string::npos);
     CHECK(check_stalled_run("b", PacketCounts{10, std::nullopt}, PacketCounts{10, 10}, 1).status == Status::skipped);
 }
+
+TEST_CASE("link.carrier: a side whose link went down during the run is named; none, or unknown")
+{
+    using qps::kernel::LinkState;
+    const LinkState a0{"eth0", 4, 0}, a1{"eth0", 4, 0}, b0{"eth1", 10, 3}, b1{"eth1", 12, 4};
+    const Finding peer = check_link_changes("192.0.2.2", a0, a1, b0, b1);
+    CHECK(peer.status == Status::fail);
+    CHECK(peer.summary == "192.0.2.2's eth1 went down during the run (link_downed +1, carrier changes +2): RDMA "
+                          "traffic stopped with it and did not resume in time");
+    CHECK(peer.fix.find("ip -s link show") != std::string::npos);
+    const Finding here = check_link_changes("192.0.2.1", b0, b1, a0, a1);
+    CHECK(here.summary.find("here eth1 went down during the run (link_downed +1, carrier changes +2)") == 0);
+    // An admin down (ip link set down) of a virtual NIC moves link_downed only.
+    const Finding admin = check_link_changes("p", LinkState{"eth0", 1, 0}, LinkState{"eth0", 1, 1}, b0, b0);
+    CHECK(admin.summary.find("here eth0 went down during the run (link_downed +1): ") == 0);
+    const Finding both = check_link_changes("p", LinkState{"eth0", 1, 0}, LinkState{"eth0", 2, 0}, b0, b1);
+    CHECK(both.summary.find("here eth0 went down during the run (carrier changes +1), and p's eth1") == 0);
+    // InfiniBand: no netdev, the port's counter alone.
+    const Finding ib = check_link_changes("p", LinkState{"", std::nullopt, 7}, LinkState{"", std::nullopt, 8},
+                                          LinkState{}, LinkState{});
+    CHECK(ib.summary.find("here port went down during the run (link_downed +1)") == 0);
+    CHECK(check_link_changes("p", a0, a1, a0, a1).status == Status::ok);
+    // Counts from a peer that does not send them, and none here.
+    CHECK(check_link_changes("p", LinkState{}, LinkState{}, LinkState{}, LinkState{}).status == Status::skipped);
+    // A counter that went down, or another netdev's carrier, is no evidence.
+    CHECK(check_link_changes("p", b1, b0, LinkState{}, LinkState{}).status == Status::skipped);
+    CHECK(check_link_changes("p", LinkState{"eth0", 1, std::nullopt}, LinkState{"eth1", 5, std::nullopt}, LinkState{}, LinkState{}).status ==
+          Status::skipped);
+}

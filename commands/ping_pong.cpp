@@ -37,8 +37,9 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
         });
         emit(global, "ping-pong", [&](fmt_out::Printer& p) { fmt_out::render_ping_pong(report, p); });
         if (report.aborted)
-            throw ReportedFailure{report.stalled_on_path || report.completion_failed ? exit_failed
-                                                                                    : aborted_run_exit_code()};
+            throw ReportedFailure{report.stalled_on_path || report.completion_failed || report.peer_gave_up
+                                      ? exit_failed
+                                      : aborted_run_exit_code()};
     });
 }
 

@@ -210,8 +210,7 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
         const Evidence mine = packets.now();
         const auto theirs = ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason), to_json(mine),
                                        stall_answer_wait);
-        if (theirs)
-            judge(mine, *theirs, true);
+        judge(mine, theirs.value_or(Json::object()), true);  // without the peer's: this side's own alone
         return;
     }
     try {

@@ -121,36 +121,72 @@ std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& 
                             });
 }
 
-// The results exchanged: the peer's figures into `sr`, each side's RoCE
-// packets since `at_start` with them. Returns why the run ends early
-// (nullopt to go on): this side's own abort, or a peer gone or silent; a
-// run that stalled or failed while the peer still answered is judged by
-// both sides' packets, and when they show where RoCE packets stopped, the
-// reason says so after what failed, and `stalled_on_path` is set.
+constexpr std::chrono::milliseconds lost_peer_wait{1000};
+
+// How a size's run ended, as the results exchange judges it.
+struct RunEnd {
+    bool own_failure = false;      // this side's completion failed or stalled (not the peer's word)
+    bool peer_lost = false;        // the peer went silent or closed: nobody to swap with
+    bool stalled_on_path = false;  // both sides' evidence shows where packets stopped
+    bool peer_gave_up = false;     // the peer's run failed first and said so
+};
+
+// The results exchanged: the peer's figures into `sr`, each side's evidence
+// (RoCE packets and link counts since the run began) with them. Returns why
+// the run ends early (nullopt to go on): this side's own abort, or a peer
+// gone or silent. A server whose own run failed or stalled speaks first
+// (`Exchange::stalled`), since the client would wait in its loop for the
+// results the server waits for; the client meets that in its results step.
+// A run that stalled or failed while the peer still answered is judged by
+// both sides' evidence: where it shows a link that went down or where RoCE
+// packets stopped, the reason says so after what failed.
 std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchange& ex, const LinkOptions& o,
-                                            const PacketWatch& packets, bool& stalled_on_path)
+                                            const PacketWatch& packets, RunEnd& end)
 {
     bool aborted = sr.local.aborted;
     std::string abort_reason = sr.local.abort_reason;
     const Evidence mine = packets.now();
+    const std::string peer_host = net::host_of(ex.channel().peer());
+    const auto judge = [&](const Json& theirs, bool own) {
+        if (auto why = stall_on_path(peer_host, mine, evidence_from(theirs), o.tcp_port)) {
+            abort_reason = own ? fmt::format("{}: {}", abort_reason, *why) : std::move(*why);  // what failed, then where
+            end.stalled_on_path = true;
+        }
+    };
+    // Without the peer's evidence (it never came: the link that carries it
+    // may be the one that went down) this side's own is judged alone.
+    if (end.own_failure && !end.peer_lost && ex.role() == net::Role::server) {
+        const auto theirs = ex.stalled(fmt::format("server side ended the run: {}", abort_reason), to_json(mine),
+                                       stall_answer_wait);
+        judge(theirs.value_or(Json::object()), true);
+        return abort_reason;
+    }
     Json local = report::to_json(sr.local);
     local.update(to_json(mine));
     try {
-        const Json theirs = ex.results(local, aborted ? stall_answer_wait : o.timeout);
+        // A lost peer may still be reading (a second is enough for what it
+        // sent), one that answers gets the time a stalled peer needs.
+        const auto wait = end.peer_lost ? lost_peer_wait : aborted ? stall_answer_wait : o.timeout;
+        const Json theirs = ex.results(local, wait);
         sr.peer = report::latency_stats_from_json(theirs);
         if (aborted)
-            if (auto why = stall_on_path(net::host_of(ex.channel().peer()), mine, evidence_from(theirs), o.tcp_port)) {
-                abort_reason = fmt::format("{}: {}", abort_reason, *why);  // what failed, then where
-                stalled_on_path = true;
-            }
+            judge(theirs, true);
     } catch (const TimeoutError& e) {
         // The peer is gone or silent: keep what this side measured.
         if (!aborted)
             abort_reason = e.what();
+        else if (end.own_failure)
+            judge(Json::object(), true);
         aborted = true;
-    } catch (const std::exception&) {
-        if (!aborted)
+    } catch (const std::exception& e) {
+        if (!ex.peer_evidence() && !aborted)
             throw;
+        if (ex.peer_evidence()) {  // the server's run ended first and said why
+            abort_reason = e.what();
+            aborted = true;
+            end.peer_gave_up = true;
+            judge(*ex.peer_evidence(), false);
+        }
     }
     if (aborted)
         return abort_reason;
@@ -193,6 +229,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     const verbs::LinkResources& res = *pairs.front();
     report::PingPongReport rep = ping_pong_header(o, ex, res, clock, cpus);
     const PacketWatch packets(res.device_name(), o.port);
+    ex.answer_stalls_with([&packets] { return to_json(packets.now()); });
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
@@ -215,8 +252,13 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         }
         rep.completion_failed = std::any_of(results.begin(), results.end(),
                                             [](const LatencyResult& r) { return r.completion_failed; });
-        const std::optional<std::string> ended =
-            exchange_results(sr, ex, o, packets, rep.stalled_on_path);
+        RunEnd how;
+        how.peer_lost = !lost.empty();
+        how.own_failure = std::any_of(results.begin(), results.end(),
+                                      [](const LatencyResult& r) { return r.completion_failed || r.stalled; });
+        const std::optional<std::string> ended = exchange_results(sr, ex, o, packets, how);
+        rep.stalled_on_path = rep.stalled_on_path || how.stalled_on_path;
+        rep.peer_gave_up = rep.peer_gave_up || how.peer_gave_up;
         rep.sizes.push_back(sr);
         if (progress)
             progress(sr);

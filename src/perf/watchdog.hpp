@@ -37,6 +37,10 @@ public:
         last_ = clock.now();
     }
 
+    // What check() returns when nothing completed within the limit (compared
+    // by address: this side's own stall, not the peer's word).
+    static constexpr const char* stalled_reason = "no completion within the timeout: the peer is silent";
+
     // `progress`: messages completed so far. Returns a reason to stop, or nullptr.
     const char* check(std::uint64_t progress)
     {
@@ -45,7 +49,7 @@ public:
             progress_ = progress;
             last_ = now;
         } else if (now - last_ > limit_ticks_) {
-            return "no completion within the timeout: the peer is silent";
+            return stalled_reason;
         }
         if (net::interrupt_pending())
             return "interrupted";

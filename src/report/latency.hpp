@@ -92,6 +92,9 @@ struct PingPongReport : LinkHeader {
     // A work completion of this side's own failed (RETRY_EXC_ERR, ...): the
     // test could not run (exit 1), whatever else abort_reason says.
     bool completion_failed = false;
+    // The peer's run failed or stalled first and said why (its "stalled"
+    // message): the test could not run (exit 1).
+    bool peer_gave_up = false;
 
     // The server of a read test only keeps its QP up: the client's reads are
     // answered by the server's NIC, so the server has no figures to report.

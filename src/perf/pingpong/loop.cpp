@@ -404,6 +404,7 @@ LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun
         const bool normal_end =
             !client && run.duration && std::string_view(l.reason).find("finished") != std::string_view::npos;
         r.aborted = !normal_end;
+        r.stalled = l.reason == Watchdog::stalled_reason;
         if (r.aborted)
             r.abort_reason = l.reason;
     }

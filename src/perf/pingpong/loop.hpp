@@ -42,6 +42,7 @@ struct LatencyResult {
     std::uint64_t start_tick = 0, end_tick = 0;  // the span on the clock (--threads: the pairs' common span)
     bool aborted = false;         // the watchdog fired, the peer left or a completion failed
     bool completion_failed = false;  // a work completion's error status ended it
+    bool stalled = false;            // nothing completed within the limit (this side's watchdog)
     std::string abort_reason;
 };
 

@@ -247,9 +247,13 @@ flap_run() {
     expect_true "the gap: $gap_text" test "$(jqo "$gap")" = true
   elif grep -q "completed with LOC_QP_OP_ERR" <<<"$(jq -r '.test.abort_reason' <<<"$server_json")"; then
     # B's own send failed while its link was down: rxe's LOC_QP_OP_ERR,
-    # explained as such; the client hears that B ended the run.
+    # explained as such, and B's own link_downed names the link; its word
+    # to the client waits behind the same link, so the client hears only
+    # that B ended the run.
     expect_true "B exits 1 and its LOC_QP_OP_ERR names rxe's link down (got $server_rc)" test "$server_rc" = 1 -a \
       "$(jq -r '.test.abort_reason | contains("its netdev cannot send the packet (the link down")' <<<"$server_json")" = true
+    expect_true "B names its own eth0 that went down, from its own counters" \
+      grep -q "here eth0 went down during the run (link_downed +1)" <<<"$(jq -r '.test.abort_reason' <<<"$server_json")"
     expect_true "the client says B ended the run (exit $rc)" \
       grep -q "the peer finished or closed the out-of-band connection" <<<"$(jqo '.test.abort_reason')"
   else

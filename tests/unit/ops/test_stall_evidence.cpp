@@ -43,6 +43,13 @@ TEST_CASE("stall verdict: a link that went down comes first, then where RoCE pac
     REQUIRE(link);
     CHECK(link->find("192.0.2.2's eth0 went down during the run (carrier changes +2)") == 0);
 
+    // No word from the peer (its answer could not cross the link that went
+    // down): this side's own link is still named.
+    const Evidence here_down{PacketCounts{3, 3}, LinkState{"eth0", 2, 4}, LinkState{"eth0", 2, 5}};
+    const auto alone = stall_on_path("192.0.2.1", here_down, Evidence{}, 18615);
+    REQUIRE(alone);
+    CHECK(alone->find("here eth0 went down during the run (link_downed +1)") == 0);
+
     const Evidence crossed{PacketCounts{10, 10}, steady, steady};
     CHECK_FALSE(stall_on_path("b", crossed, crossed, 1));
     CHECK_FALSE(stall_on_path("b", crossed, Evidence{}, 1));  // a peer that sent nothing we know

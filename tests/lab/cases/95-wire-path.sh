@@ -218,9 +218,9 @@ wire_reset
 # B's link down for 3 s mid-run. rxe sends again after each ACK timeout
 # while it is down; whether traffic resumes before --timeout once it is up
 # varies: the run either reports the gap (its slowest windows) or ends
-# naming the link that went down, on both sides. Never a hang. (bw with
-# --cq-mod 1: a batch's bytes are spread over the time since the previous
-# batch, so only a completion per message leaves a gap's window empty.)
+# naming the link that went down. Never a hang. (bw with --cq-mod 1: a
+# batch's bytes are spread over the time since the previous batch, so the
+# gap shows in the windows only when each message completes on its own.)
 # flap_b AFTER SECONDS: B's eth0 down AFTER s from now, for SECONDS.
 flap_b() { (sleep "$1"; on-b ip link set eth0 down; sleep "$2"; on-b ip link set eth0 up) & flapper=$!; }
 # flap_run TEST GAP_FILTER GAP_TEXT ARGS...: TEST -D 8 with B's link down

@@ -197,10 +197,7 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
     // This side's own failure stays first (a RETRY_EXC_ERR, a stall); the
     // peer's "gave up" gives way to where the packets stopped.
     const auto judge = [&](const Evidence& mine, const Json& theirs, bool own) {
-        if (auto why = stall_on_path(peer_host, mine, evidence_from(theirs), o.tcp_port)) {
-            r.abort_reason = own ? fmt::format("{}: {}", r.abort_reason, *why) : std::move(*why);
-            stalled_on_path = true;
-        }
+        stalled_on_path = name_stall(r.abort_reason, own, peer_host, mine, theirs, o.tcp_port) || stalled_on_path;
     };
     if (r.aborted && r.peer_lost) {
         ex.abort(fmt::format("{} side ended the run: {}", role, r.abort_reason));  // if it hears at all

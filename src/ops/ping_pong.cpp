@@ -148,10 +148,7 @@ std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchang
     const Evidence mine = packets.now();
     const std::string peer_host = net::host_of(ex.channel().peer());
     const auto judge = [&](const Json& theirs, bool own) {
-        if (auto why = stall_on_path(peer_host, mine, evidence_from(theirs), o.tcp_port)) {
-            abort_reason = own ? fmt::format("{}: {}", abort_reason, *why) : std::move(*why);  // what failed, then where
-            end.stalled_on_path = true;
-        }
+        end.stalled_on_path = name_stall(abort_reason, own, peer_host, mine, theirs, o.tcp_port) || end.stalled_on_path;
     };
     // Without the peer's evidence (it never came: the link that carries it
     // may be the one that went down) this side's own is judged alone.

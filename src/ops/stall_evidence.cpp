@@ -1,5 +1,6 @@
 #include "src/ops/stall_evidence.hpp"
 
+#include <fmt/format.h>
 #include <utility>
 
 #include "src/finding.hpp"
@@ -74,6 +75,16 @@ std::optional<std::string> stall_on_path(std::string_view peer_host, const Evide
     if (roce.failed())
         return health::error_line(roce);
     return std::nullopt;
+}
+
+bool name_stall(std::string& reason, bool own, std::string_view peer_host, const Evidence& mine, const Json& theirs,
+                std::uint16_t tcp_port)
+{
+    auto why = stall_on_path(peer_host, mine, evidence_from(theirs), tcp_port);
+    if (!why)
+        return false;
+    reason = own ? fmt::format("{}: {}", reason, *why) : std::move(*why);  // what failed, then where
+    return true;
 }
 
 }  // namespace qps::perf

@@ -55,4 +55,11 @@ private:
 std::optional<std::string> stall_on_path(std::string_view peer_host, const Evidence& here, const Evidence& there,
                                          std::uint16_t tcp_port);
 
+// Judges the peer's evidence as it travelled (an empty object: none came,
+// this side's own alone) against this side's; when it names what stopped
+// the run, `reason` says so, after this side's own failure (`own`) or in
+// place of the peer's word, and true is returned.
+bool name_stall(std::string& reason, bool own, std::string_view peer_host, const Evidence& mine, const Json& theirs,
+                std::uint16_t tcp_port);
+
 }  // namespace qps::perf

@@ -26,11 +26,16 @@ constexpr std::uint64_t signal_every = 32;
 constexpr std::size_t log_limit = std::size_t{1} << 20;
 constexpr std::size_t log_limit_duration = std::size_t{1} << 16;
 
+// "a send completed with RETRY_EXC_ERR: ..." (the status's meaning).
+std::string completion_text(const ibv_wc& wc, const char* what)
+{
+    return fmt::format("{} completed with {}: {}", what, *decode::wc_status(wc.status).name,
+                       decode::wc_status_meaning(wc.status));
+}
+
 [[gnu::cold, noreturn]] void wc_failed(const ibv_wc& wc, const char* what)
 {
-    throw CompletionError(fmt::format("{} completed with {}: {}", what, *decode::wc_status(wc.status).name,
-                                      decode::wc_status_meaning(wc.status)),
-                          wc.status == IBV_WC_WR_FLUSH_ERR);
+    throw CompletionError(completion_text(wc, what), wc.status == IBV_WC_WR_FLUSH_ERR);
 }
 
 // After a flushed completion: the first completion left in the QP's queues
@@ -46,11 +51,7 @@ std::string first_cause(verbs::LinkResources& res)
                 break;
             for (int i = 0; i < n; ++i)
                 if (wc[i].status != IBV_WC_SUCCESS && wc[i].status != IBV_WC_WR_FLUSH_ERR)
-                    try {
-                        wc_failed(wc[i], what);
-                    } catch (const CompletionError& e) {
-                        return e.what();
-                    }
+                    return completion_text(wc[i], what);
         }
     }
     return {};

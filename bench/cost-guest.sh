@@ -38,6 +38,7 @@ cases=(
   "lat-send-2|ping-pong --op send -s 2|ib_send_lat -s 2"
   "lat-write-2|ping-pong --op write -s 2|ib_write_lat -s 2"
   "lat-read-2|ping-pong --op read -s 2|ib_read_lat -s 2"
+  "lat-send-2-cm|ping-pong --op send -s 2 --cm|ib_send_lat -s 2 -R"
   "bw-write-64|bw --op write -s 64|ib_write_bw -s 64"
   "bw-write-64-cq64|bw --op write -s 64 --cq-mod 64|ib_write_bw -s 64 --cq-mod 64"
   "bw-write-64-cq100|bw --op write -s 64 --cq-mod 100|ib_write_bw -s 64 --cq-mod 100"
@@ -98,6 +99,15 @@ waitport() {
   for _ in $(seq 300); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.1; done
   return 1
 }
+# waitserver PORT ARGS: perftest with -R listens through rdma_cm only (no
+# TCP socket to see): its listener's rdma_cm ID instead.
+waitserver() {
+  if [[ $2 == *" -R"* ]]; then
+    for _ in $(seq 300); do rdma res show cm_id 2>/dev/null | grep -q "state LISTEN.*:$1 " && return 0; sleep 0.1; done
+    return 1
+  fi
+  waitport "$1"
+}
 
 # A server whose client is gone has up to 10 s to finish its report; then
 # it is killed (a perftest server waits for ever for a client that failed).
@@ -107,6 +117,12 @@ end_server() {
   kill "$1" 2>/dev/null || true
   wait "$1" 2>/dev/null || true
 }
+
+# The server's arguments for a case's client arguments (the command, and
+# --cm when the client connects through rdma_cm), and the address the
+# client connects to (rdma_cm needs one of rxe0's netdev, not loopback).
+server_args() { if [[ $1 == *--cm* ]]; then echo "${1%% *} --cm"; else echo "${1%% *}"; fi; }
+server_host() { if [[ $1 == *--cm* || $1 == *" -R"* ]]; then echo 192.0.2.1; else echo 127.0.0.1; fi; }
 
 # One client run under callgrind, up to 3 tries (a run that fails for
 # another reason than perftest's report, below, is tried again).
@@ -128,18 +144,18 @@ measure_once() {
   [[ $name == lat-write* ]] && vg+=(--dump-instr=yes)
   if [[ $tool == qpscope ]]; then
     # shellcheck disable=SC2086 # word-split the argument lists
-    timeout 900 "$q" ${qargs%% *} -d rxe0 --timeout 600 >/dev/null 2>&1 &
+    timeout 900 "$q" $(server_args "$qargs") -d rxe0 --timeout 600 >/dev/null 2>&1 &
     srv=$!
     waitport 18615 || true
     # shellcheck disable=SC2086
-    timeout 900 "${vg[@]}" "$q" $qargs 127.0.0.1 -d rxe0 -n "$n" --timeout 600 >/dev/null 2>"$out/err" || rc=$?
+    timeout 900 "${vg[@]}" "$q" $qargs "$(server_host "$qargs")" -d rxe0 -n "$n" --timeout 600 >/dev/null 2>"$out/err" || rc=$?
   else
     # shellcheck disable=SC2086
     timeout 900 $pargs -d rxe0 -x 1 -n "$n" -p 18515 >/dev/null 2>&1 &
     srv=$!
-    waitport 18515 || true
+    waitserver 18515 "$pargs" || true
     # shellcheck disable=SC2086
-    timeout 900 "${vg[@]}" $pargs -d rxe0 -x 1 -n "$n" -p 18515 127.0.0.1 >"$out/stdout" 2>"$out/err" || rc=$?
+    timeout 900 "${vg[@]}" $pargs -d rxe0 -x 1 -n "$n" -p 18515 "$(server_host "$pargs")" >"$out/stdout" 2>"$out/err" || rc=$?
   fi
   end_server "$srv"
   # perftest estimates the CPU clock for its report after the loop, and
@@ -162,18 +178,18 @@ syscalls() {
   local name=$1 tool=$2 n=$3 qargs=$4 pargs=$5 srv file=$out/$1.$2.$3.strace
   if [[ $tool == qpscope ]]; then
     # shellcheck disable=SC2086
-    timeout 300 "$q" ${qargs%% *} -d rxe0 --timeout 120 >/dev/null 2>&1 &
+    timeout 300 "$q" $(server_args "$qargs") -d rxe0 --timeout 120 >/dev/null 2>&1 &
     srv=$!
     waitport 18615 || true
     # shellcheck disable=SC2086
-    timeout 300 strace -f -c -o "$file" "$q" $qargs 127.0.0.1 -d rxe0 -n "$n" --timeout 120 >/dev/null 2>&1 || true
+    timeout 300 strace -f -c -o "$file" "$q" $qargs "$(server_host "$qargs")" -d rxe0 -n "$n" --timeout 120 >/dev/null 2>&1 || true
   else
     # shellcheck disable=SC2086
     timeout 300 $pargs -d rxe0 -x 1 -n "$n" -p 18515 >/dev/null 2>&1 &
     srv=$!
-    waitport 18515 || true
+    waitserver 18515 "$pargs" || true
     # shellcheck disable=SC2086
-    timeout 300 strace -f -c -o "$file" $pargs -d rxe0 -x 1 -n "$n" -p 18515 127.0.0.1 >/dev/null 2>&1 || true
+    timeout 300 strace -f -c -o "$file" $pargs -d rxe0 -x 1 -n "$n" -p 18515 "$(server_host "$pargs")" >/dev/null 2>&1 || true
   fi
   end_server "$srv"
 }

@@ -58,6 +58,7 @@ void build_app(CLI::App& app, GlobalOptions& global)
                  "path: only one line per problem");
     register_ports(app, global);
     register_qp(app, global);
+    register_cm(app, global);
     register_ping_pong(app, global);
     register_bw(app, global);
     register_doctor(app, global);

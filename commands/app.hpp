@@ -41,6 +41,7 @@ bool color_enabled(std::string_view mode, bool stdout_is_terminal, const char* n
 // Each subcommand lives in its own file and registers itself here.
 void register_ports(CLI::App& app, const GlobalOptions& global);
 void register_qp(CLI::App& app, const GlobalOptions& global);
+void register_cm(CLI::App& app, const GlobalOptions& global);
 void register_ping_pong(CLI::App& app, const GlobalOptions& global);
 void register_bw(CLI::App& app, const GlobalOptions& global);
 void register_doctor(CLI::App& app, const GlobalOptions& global);

@@ -18,7 +18,7 @@ completion::CommandSpec describe_cli(CLI::App& app);
 // Checks the words of a command line (argv without argv[0]) against the
 // model before CLI11 parses them, so that a mistyped subcommand or option is
 // named with the closest valid one: "unknown command 'prots': did you mean
-// 'ports'? commands are ports, qp, ping-pong", "unknown option --devcie: did
+// 'ports'? commands are ports, qp, cm, ping-pong", "unknown option --devcie: did
 // you mean --device?". Throws UsageError; words after a hidden command
 // (`__...`) or after "--" are not checked.
 void check_typed_words(const completion::CommandSpec& root, const std::vector<std::string>& args);

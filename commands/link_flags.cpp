@@ -1,10 +1,12 @@
 #include "commands/link_flags.hpp"
 
 #include <fmt/format.h>
+#include <tuple>
 
 #include "commands/option_values.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
+#include "src/decode/tos.hpp"
 #include "src/error.hpp"
 #include "src/kernel/sysfs.hpp"
 #include "src/perf/sizes.hpp"
@@ -35,7 +37,10 @@ void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
         ->type_name(value_type::host);
     add_device_option(cmd, f.device, DeviceUse::choose);
     add_port_options(cmd, f.port, f.gid_index);
-    cmd->add_option("--op", f.op, fmt::format("send, write or read (default {})", d.op))
+    cmd->add_option("--op", f.op,
+                    fmt::format("send, write, read, or the 8-byte atomics fadd (fetch-and-add) and cas "
+                                "(compare-and-swap), RC only (default {})",
+                                d.op))
         ->transform(one_of(perf::op_words()));
     cmd->add_option("--transport", f.transport, "rc, uc or ud (UC: send, write; UD: send)")
         ->transform(one_of(qp::qp_type_words()));
@@ -72,6 +77,33 @@ void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
                     "The RC QPs' transport retries 0-7 (default 7, which rxe takes as forever): fewer end a run "
                     "whose packets are lost in RETRY_EXC_ERR")
         ->check(CLI::Range(0u, 7u));
+    cmd->add_option("--sl", f.sl, "Service level 0-15 of the QPs' address (default 0)")->check(CLI::Range(0u, 15u));
+    cmd->add_option("--flow-label", f.flow_label, "The GRH's flow label, 20 bits (default 0)")
+        ->check(CLI::Range(0u, 0xfffffu));
+    cmd->add_option("--pkey-index", f.pkey_index,
+                    "P_Key table index of the QPs (default 0); checked against the port's table before any network "
+                    "step")
+        ->check(CLI::Range(0u, 0xffffu));
+    cmd->add_option("--rnr-retry", f.rnr_retry, "RC: RNR retries 0-7 (default 7 = infinite)")->check(CLI::Range(0u, 7u));
+    cmd->add_option("--min-rnr-timer", f.min_rnr_timer,
+                    "RC: the RNR NAK timer this side's receiver asks for: code 0-31 or a duration (e.g. 1.28ms); "
+                    "default 12 (0.64 ms)")
+        ->type_name("CODE|DURATION");
+    cmd->add_flag("--cm", f.cm,
+                  "Connect the QPs through rdma_cm (RDMA_PS_TCP, RC), the way NVMe-oF, iSER and MPI's rdmacm do: "
+                  "rdma_cm picks the device, GID and path; both sides must give it");
+    cmd->add_option("--cm-port", f.cm_port, "With --cm: the rdma_cm port (default: the TCP port + 1, 18616)")
+        ->check(CLI::Range(1u, 65535u));
+    cmd->add_option("--bind", f.bind,
+                    "Source address: the server listens on it, the client connects from it (default: any; the "
+                    "route's)")
+        ->type_name(value_type::host);
+    auto* tclass = cmd->add_option("--tclass", f.tclass,
+                                   "Traffic class of what this side sends, DSCP << 2 | ECN, 0-255 (RoCE v2: the IP "
+                                   "TOS; with --cm set through rdma_cm's TOS option)")
+                       ->check(CLI::Range(0u, 255u));
+    auto* dscp = cmd->add_option("--dscp", f.dscp, "The same as --tclass DSCP<<2 (ECN 0)")->check(CLI::Range(0u, 63u));
+    tclass->excludes(dscp);
     cmd->add_option("-c,--cpu", f.cpu, "Pin this side to this CPU")->check(CLI::Range(0, 4095));
     cmd->add_option("--threads", f.threads,
                     fmt::format("Worker threads, each pinned to its own CPU with {}; one measurement, the total over "
@@ -89,11 +121,14 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
     o.host = f.host;
     o.tcp_port = static_cast<std::uint16_t>(f.tcp_port);
     o.device = f.device;
+    o.device_given = !f.device.empty();
     o.port = static_cast<std::uint8_t>(f.port);
     o.gid_index = f.gid_index;
     o.op = perf::op_from(f.op);  // one_of admitted only known words
     o.transport = qp::parse_qp_type(f.transport);
     o.sizes = perf::parse_sizes(f.sizes);
+    if (perf::is_atomic(o.op) && cmd->count("--size") == 0)
+        o.sizes = {perf::atomic_bytes};  // the operand
     o.iterations = f.iterations;
     o.duration_s = f.duration;
     o.warmup = f.warmup;
@@ -113,6 +148,56 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
         throw UsageError(fmt::format("--qp-timeout and --retry-cnt are the RC transport's (ACKs and retries): "
                                      "--transport {} has none",
                                      f.transport));
+    o.cm = f.cm;
+    o.bind = f.bind;
+    if (f.cm_port && !f.cm)
+        throw UsageError(fmt::format("--cm-port {} is rdma_cm's port: give --cm too", *f.cm_port));
+    o.cm_port = static_cast<std::uint16_t>(f.cm_port ? *f.cm_port : (f.tcp_port % 65535) + 1);
+    if (f.cm) {
+        if (o.transport != IBV_QPT_RC)
+            throw UsageError(fmt::format("--cm connects RC QPs (rdma_cm's RDMA_PS_TCP): --transport {} is not "
+                                         "possible with it",
+                                         f.transport));
+        if (f.gid_index)
+            throw UsageError(fmt::format("-x {}: with --cm, rdma_cm picks the GID of the source address; choose the "
+                                         "address with --bind instead",
+                                         *f.gid_index));
+        if (f.mtu)
+            throw UsageError(fmt::format("-m {}: with --cm, rdma_cm sets the path MTU from the route (the netdev's "
+                                         "MTU); change that instead",
+                                         *f.mtu));
+    }
+    if (f.cm)
+        for (const auto& [given, name, why] :
+             {std::tuple{f.sl.has_value(), "--sl", "the path's (RoCE: the priority of the TOS; give --tclass)"},
+              std::tuple{f.flow_label.has_value(), "--flow-label", "the path's"},
+              std::tuple{f.pkey_index.has_value(), "--pkey-index", "the P_Key of the address's netdev"}})
+            if (given)
+                throw UsageError(fmt::format("{}: with --cm, rdma_cm sets it on the QP from what it resolved ({}); "
+                                             "leave it out, or connect by hand",
+                                             name, why));
+    if (f.sl)
+        o.sl = static_cast<std::uint8_t>(*f.sl);
+    if (f.flow_label)
+        o.flow_label = *f.flow_label;
+    if (f.pkey_index)
+        o.pkey_index = static_cast<std::uint16_t>(*f.pkey_index);
+    if (f.rnr_retry)
+        o.rnr_retry = static_cast<std::uint8_t>(*f.rnr_retry);
+    if (!f.min_rnr_timer.empty()) {
+        const decode::ParsedCode code = decode::parse_rnr_timer(f.min_rnr_timer);
+        if (!code.ok)
+            throw UsageError(fmt::format("--min-rnr-timer: {}", code.error));
+        o.min_rnr_timer = code.code;
+    }
+    if ((f.rnr_retry || !f.min_rnr_timer.empty()) && o.transport != IBV_QPT_RC)
+        throw UsageError(fmt::format("--rnr-retry and --min-rnr-timer are the RC transport's (RNR NAKs): "
+                                     "--transport {} has none",
+                                     f.transport));
+    if (f.tclass)
+        o.traffic_class = static_cast<std::uint8_t>(*f.tclass);
+    else if (f.dscp)
+        o.traffic_class = static_cast<std::uint8_t>(decode::traffic_class_of(static_cast<int>(*f.dscp), 0));
     o.cpu = f.cpu;
     o.threads = f.threads;
     if (!f.cpus.empty()) {
@@ -128,11 +213,17 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
     }
     perf::check_threads(o);
     std::vector<const char*> names{"--op", "--transport", "--size", "--iterations", "--duration", "--warmup",
-                                   "--inline", "--mtu", "--threads", "--qp-timeout", "--retry-cnt"};
+                                   "--inline", "--mtu", "--threads", "--qp-timeout", "--retry-cnt",
+                                   "--tclass", "--dscp", "--sl", "--flow-label", "--pkey-index", "--rnr-retry",
+                                   "--min-rnr-timer"};
     names.insert(names.end(), extra.begin(), extra.end());
     for (const char* name : names)
         if (cmd->count(name) > 0)
-            o.server_explicit.emplace_back(name + 2);
+            o.server_explicit.emplace_back(std::string_view(name) == "--dscp" ? "tclass" : name + 2);
+    if (!f.bind.empty() && !f.cm)
+        throw UsageError(fmt::format("--bind {}: the source address is rdma_cm's (give --cm); without it the "
+                                     "TCP exchange and the GID choice follow the route to the peer",
+                                     f.bind));
 }
 
 }  // namespace qps::cli

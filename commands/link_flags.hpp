@@ -30,6 +30,12 @@ struct LinkFlags {
     std::optional<int> cpu;
     unsigned threads = 1;
     std::string cpus;
+    bool cm = false;
+    std::optional<unsigned> cm_port;
+    std::string bind;
+    std::optional<unsigned> tclass, dscp;
+    std::optional<unsigned> sl, flow_label, pkey_index, rnr_retry;
+    std::string min_rnr_timer;
 };
 
 struct LinkDefaults {

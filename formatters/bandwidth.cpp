@@ -24,7 +24,11 @@ Sides sides_of(const report::BwReport& r, const report::BwSizeResult& s)
 
 std::string op_words(const std::string& op)
 {
-    return op == "send" ? "sends" : op == "write" ? "RDMA writes" : "RDMA reads";
+    return op == "send"    ? "sends"
+           : op == "write" ? "RDMA writes"
+           : op == "fadd"  ? "8-byte fetch-and-adds"
+           : op == "cas"   ? "8-byte compare-and-swaps"
+                           : "RDMA reads";
 }
 
 Value percent(const report::SideStats* s) { return s ? Value{Scaled{s->cpu_percent, 1, 1}} : Value{}; }
@@ -74,7 +78,9 @@ Table direction_table(const report::BwReport& r, bool client_posts)
         row.push_back(percent(poster));
         row.push_back(percent(other));
         // Reads land on the poster; sends and writes on the other side.
-        const report::SideStats* destination = read ? poster : other;
+        // Who checked: where the data lands (a read's: the poster), or for
+        // the atomics the poster, against the target's counters.
+        const report::SideStats* destination = read || r.op == "fadd" || r.op == "cas" ? poster : other;
         row.push_back(destination ? Value{destination->verified} : Value{std::string("unknown: no report")});
         t.rows.push_back(std::move(row));
     }
@@ -174,6 +180,8 @@ void render_bw(const report::BwReport& r, Printer& p)
     auto heading = [&](bool client_posts) {
         const std::string poster = client_posts ? "client" : "server";
         const std::string other = client_posts ? "server" : "client";
+        if (r.op == "fadd" || r.op == "cas")
+            return fmt::format("{} posts {} on the {}'s counters, rates in {}", poster, ops, other, r.unit);
         return fmt::format("{} posts {} (data {} → {}), rates in {}", poster, ops, read ? other : poster,
                            read ? poster : other, r.unit);
     };

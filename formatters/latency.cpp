@@ -156,8 +156,8 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
     auto side = [&](const std::string& role) {
         const bool local = role == r.role;
         if (role == "server" && !r.server_measures()) {
-            p.note(fmt::format("{} ({}): no figures: in a read test the server's NIC answers the client's reads "
-                               "without the server's CPU, so only the client measures",
+            p.note(fmt::format("{} ({}): no figures: in a read or atomic test the server's NIC answers the client's "
+                               "reads and atomics without the server's CPU, so only the client measures",
                                role, local ? "this side" : "the other side"));
             return;
         }
@@ -178,6 +178,21 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
     side(other);
     if (r.threads > 1)
         p.table("threads", "each pair (thread) on its own, latency in µs", pairs_table(r));
+    if (std::any_of(r.sizes.begin(), r.sizes.end(), [](const auto& s) { return s.atomic_expected.has_value(); })) {
+        Table t{{{"size_bytes", "BYTES"}, {"counter", "SERVER'S COUNTER"}, {"expected", "ATOMICS COMPLETED"},
+                 {"ok", "EACH LANDED ONCE"}},
+                {}};
+        for (const auto& s : r.sizes)
+            if (s.atomic_expected)
+                t.rows.push_back({u64{s.local.size},
+                                  s.peer && s.peer->atomic_counter ? Value(u64{*s.peer->atomic_counter}) : Value(nullptr),
+                                  u64{*s.atomic_expected}, s.atomic_ok()});
+        p.table("atomic_check",
+                fmt::format("the server's counter after the size's {} (zeroed before it) against the atomics this "
+                            "side completed, warm-up included",
+                            r.op == "fadd" ? "fetch-and-adds of 1" : "compare-and-swaps (each i -> i + 1)"),
+                t);
+    }
     render_histograms(p, r.sizes);
 }
 

@@ -11,7 +11,7 @@ namespace qps::explain {
 
 namespace {
 
-constexpr std::array<LogPattern, 19> patterns{{
+constexpr std::array<LogPattern, 36> patterns{{
     // NCCL src/transport/net_ib.cc: "NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d
     // vendor err %d (%s)%s%s%s%s" (newer releases print "status=%s(%d)" style names too).
     // Older NCCL: "NET/IB : Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d"; the
@@ -56,6 +56,68 @@ constexpr std::array<LogPattern, 19> patterns{{
     // rdma-core libibverbs/examples/rc_pingpong.c: "Failed status %s (%d) for wr_id %d"
     {"pingpong-status", "rdma-core examples", Scan::regex, R"(\bFailed status [^(]*\((\d+)\) for wr_id)",
      "wc-status", "", "Failed status transport retry counter exceeded (12) for wr_id 2"},
+    // rdma_cm events and their status. rdma-core librdmacm/examples print rdma_event_str() ("RDMA_CM_EVENT_X"):
+    // rping.c "cma event %s, error %d", "unhandled event: %s, ignoring"; cmatose.c "cmatose: event: %s, error:
+    // %d"; udaddy.c "udaddy: event: %s, error: %d"; mckey.c "mckey: event: %s, error: %d" and "mckey: event: %s,
+    // status: %d"; cmtime.c "RDMA_CM_EVENT_ADDR_ERROR, error: %d", "event: %s, error: %d", "Unhandled event: %d
+    // (%s)". A negative status there is an errno ("error -110" is errno-number's), a positive one after
+    // REJECTED the IB CM reject reason.
+    {"cm-event-name", "rdma-core librdmacm", Scan::regex, R"(\bRDMA_CM_EVENT_([A-Z_]+))", "cm-event", "",
+     "cma event RDMA_CM_EVENT_UNREACHABLE, error -110"},
+    {"cm-event-rejected", "rdma-core librdmacm", Scan::regex, R"(\bRDMA_CM_EVENT_REJECTED,? (?:error|status):? (\d+)\b)",
+     "cm-reject", "", "cmatose: event: RDMA_CM_EVENT_REJECTED, error: 28"},
+    {"cm-event-status-errno", "rdma-core librdmacm", Scan::regex, R"(\bRDMA_CM_EVENT_\w+, status: (-\d+))", "errno",
+     "", "mckey: event: RDMA_CM_EVENT_MULTICAST_ERROR, status: -110"},
+    // The kernel's "%s (%d): status %d id %p" with rdma_event_msg()'s words (drivers/infiniband/core/cma.c,
+    // cma_events[]; "route resolved " ends in a space): drivers/nvme/host/rdma.c nvme_rdma_cm_handler() (dev_dbg),
+    // drivers/infiniband/ulp/iser/iser_verbs.c iser_cma_handler() "%s (%d): status %d conn %p id %p" (iser_info,
+    // "iser: %s: " first), drivers/infiniband/ulp/isert/ib_isert.c isert_cma_handler() "%s (%d): status %d id %p
+    // np %p" (isert_info, "isert: %s: " first). The words first; the number for rdma_event_msg()'s "unrecognized
+    // event" (an event past cma_events[]).
+    {"kernel-cm-event-words", "Linux nvme-rdma/iSER/isert", Scan::regex,
+     R"(\b(address resolved|address error|route resolved|route error|connect request|connect response|connect error|unreachable|rejected|established|disconnected|device removal|multicast join|multicast error|address change|timewait exit) *\(\d+\): status\b)",
+     "cm-event", "", "[ 1400.000001] nvme nvme0: address error (1): status -110 id 00000000b1d2c3e4"},
+    {"kernel-cm-event", "Linux nvme-rdma/iSER/isert", Scan::regex, R"(\(\s*(\d+)\): status -?\d+ (?:id|conn)\b)",
+     "cm-event", "", "[ 1400.000009] nvme nvme0: unrecognized event (16): status -2 id 00000000b1d2c3e4"},
+    {"kernel-cm-status-errno", "Linux nvme-rdma/iSER/isert", Scan::regex, R"(\(\d+\): status (-\d+) (?:id|conn)\b)",
+     "errno", "", "[ 1400.000001] nvme nvme0: address error (1): status -110 id 00000000b1d2c3e4"},
+    {"kernel-cm-reject", "Linux nvme-rdma/iSER/isert", Scan::regex, R"(\brejected \(\d+\): status (\d+) (?:id|conn)\b)",
+     "cm-reject", "",
+     "[ 1400.000020] iser: iser_cma_handler: rejected (8): status 28 conn 00000000a1b2c3d4 id 00000000e5f6a7b8"},
+    // Linux drivers/nvme/host/rdma.c nvme_rdma_conn_rejected(): "Connect rejected: status %d (%s) nvme status %d
+    // (%s)." and "Connect rejected: status %d (%s)." (rdma_reject_msg: the IB CM reason, or iWARP's negative
+    // errno); nvme_rdma_cm_handler(): "CM error event %d" and "Unexpected RDMA CM event (%d)"; iser_verbs.c
+    // iser_cma_handler(): "Unexpected RDMA CM event: %s (%d)" (older: "Unexpected RDMA CM event (%d)");
+    // ib_isert.c isert_cma_handler(): "Unhandled RDMA CMA event: %d".
+    {"nvme-connect-rejected", "Linux nvme-rdma", Scan::regex, R"(\bConnect rejected: status (\d+) \()", "cm-reject",
+     "", "[ 1400.000030] nvme nvme0: Connect rejected: status 8 (invalid service ID)."},
+    {"nvme-connect-rejected-errno", "Linux nvme-rdma", Scan::regex, R"(\bConnect rejected: status (-\d+) \()",
+     "errno", "", "[ 1400.000031] nvme nvme1: Connect rejected: status -111 (refused by remote application)."},
+    {"nvme-cm-error-event", "Linux nvme-rdma", Scan::regex, R"(\bCM error event (\d+))", "cm-event", "",
+     "[ 1400.000040] nvme nvme0: CM error event 7"},
+    {"kernel-unexpected-cm-event", "Linux nvme-rdma/iSER", Scan::regex,
+     R"(\bUnexpected RDMA CM event(?: \(|: [^(]*\()(\d+)\))", "cm-event", "",
+     "[ 1400.000050] iser: iser_cma_handler: Unexpected RDMA CM event: multicast join (12)"},
+    {"isert-unhandled-cm-event", "Linux isert", Scan::regex, R"(\bUnhandled RDMA CMA event: (\d+))", "cm-event", "",
+     "[ 1400.000060] isert: isert_cma_handler: Unhandled RDMA CMA event: 13"},
+    // Lustre lnet/klnds/o2iblnd/o2iblnd_cb.c kiblnd_cm_callback(): "%s: ADDR ERROR %d cm_id %p", "%s: ROUTE ERROR
+    // %d cm_id %p", "%s: UNREACHABLE %d cm_id %p conn %p ibc_state: %d", "%s: CONNECT ERROR %d cm_id %p conn %p
+    // state: %d", "%s: REJECTED %d cm_id %p conn %p ibc_state: %d", "Unexpected event: %d, status: %d";
+    // kiblnd_rejected(): "%s rejected: reason %d, size %d". On the console after lnet/libcfs/tracefile.c's
+    // "%s: %d:%d:(%s:%d:%s()) " (CNETERR with printk=+neterror: "LNet: ...") or "%sError: ..." (CERROR).
+    {"o2iblnd-event", "Lustre o2iblnd", Scan::regex,
+     R"(\b(ADDR ERROR|ROUTE ERROR|UNREACHABLE|CONNECT ERROR|REJECTED) -?\d+ cm_id\b)", "cm-event", "",
+     "LNet: 4242:0:(o2iblnd_cb.c:3306:kiblnd_cm_callback()) 10.0.0.2@o2ib: ADDR ERROR -110 cm_id 00000000c0ffee00"},
+    {"o2iblnd-reject", "Lustre o2iblnd", Scan::regex, R"(\bREJECTED (\d+) cm_id\b)", "cm-reject", "",
+     "LNet: 4242:0:(o2iblnd_cb.c:3418:kiblnd_cm_callback()) 10.0.0.2@o2ib: REJECTED 28 cm_id 00000000c0ffee00 conn "
+     "00000000deadbeef ibc_state: 1"},
+    {"o2iblnd-status-errno", "Lustre o2iblnd", Scan::regex, R"(\b(?:UNREACHABLE|REJECTED) (-\d+) cm_id\b)", "errno",
+     "", "LNet: 4242:0:(o2iblnd_cb.c:3381:kiblnd_cm_callback()) 10.0.0.2@o2ib: UNREACHABLE -110 cm_id "
+         "00000000c0ffee00 conn 00000000deadbeef ibc_state: 1"},
+    {"o2iblnd-rejected-reason", "Lustre o2iblnd", Scan::regex, R"(\brejected: reason (\d+), size -?\d+)", "cm-reject",
+     "", "LNet: 4242:0:(o2iblnd_cb.c:3078:kiblnd_rejected()) 10.0.0.2@o2ib rejected: reason 12, size 148"},
+    {"o2iblnd-unexpected-event", "Lustre o2iblnd", Scan::regex, R"(\bUnexpected event: (\d+), status: -?\d+)",
+     "cm-event", "", "LNetError: 4242:0:(o2iblnd_cb.c:3292:kiblnd_cm_callback()) Unexpected event: 12, status: 0"},
     // An ibv_modify_qp attribute mask, as UCX, NCCL and many wrappers print it.
     {"attr-mask", "any", Scan::regex, R"(\battr_mask[ =:]*((?:0x)?[0-9a-f]+))", "qp-attr-mask", "",
      "ibv_modify_qp failed: Invalid argument (attr_mask 0x12d81)"},

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "src/decode/cm.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
@@ -22,7 +23,7 @@ using namespace detail;
 
 namespace {
 
-constexpr std::array<TopicInfo, 22> topic_table{{
+constexpr std::array<TopicInfo, 24> topic_table{{
     {"wc-status", "a work completion's status (ibv_wc_status)", "0-23 or a name such as RETRY_EXC_ERR"},
     {"wc-opcode", "a work completion's opcode (ibv_wc_opcode)", "a number or a name such as RDMA_WRITE"},
     {"qp-state", "a QP state (ibv_qp_state)", "0-7 or RESET, INIT, RTR, RTS, SQD, SQE, ERR, UNKNOWN"},
@@ -44,6 +45,10 @@ constexpr std::array<TopicInfo, 22> topic_table{{
     {"gid", "a GID: its kind, IPv4 address, subnet prefix and interface ID", "an IPv6-form GID such as ::ffff:10.0.0.1"},
     {"errno", "an errno from a verbs or rdma_cm call (with --verb: what it means there)",
      "1-133, a name such as EINVAL, or its text such as \"Invalid argument\""},
+    {"cm-event", "an rdma_cm event (rdma_cm_event_type) and what its status means",
+     "0-19, a name such as ADDR_ERROR, or the kernel's words such as \"address error\""},
+    {"cm-reject", "an IB CM reject reason: RDMA_CM_EVENT_REJECTED's status on InfiniBand and RoCE",
+     "1-33 or 35, or a name such as INVALID_SERVICE_ID"},
     {"vendor-err", "a completion's vendor error (ibv_wc.vendor_err), where a public source documents it",
      "a number; --vendor picks the provider"},
     {"mlx5-syndrome", "an mlx5 CQE error syndrome (UCX's synd, the kernel's syndrome)", "0-255, e.g. 0x15"},
@@ -105,6 +110,66 @@ Explanation wc_status(std::string_view value)
     Explanation e = named<decode::WcStatusEntry>("wc-status", value, decode::wc_status_table, "IBV_WC_");
     e.facts.push_back({"meaning", "meaning", std::string(decode::wc_status_meaning(static_cast<int>(e.raw)))});
     e.checks = decode::wc_status_checks(static_cast<int>(e.raw));
+    return e;
+}
+
+// A ';'-separated list of checks of the cm tables, one item each.
+std::vector<std::string> checks_of(std::string_view list)
+{
+    std::vector<std::string> out;
+    for (const auto& c : decode::split_checks(list))
+        if (!trim(c).empty())
+            out.emplace_back(trim(c));
+    return out;
+}
+
+// A number, a name (with or without RDMA_CM_EVENT_; a space or '-' counts as
+// '_', as Lustre's "ADDR ERROR" writes it), or the words of the kernel's
+// rdma_event_msg() ("address error").
+Explanation cm_event(std::string_view value)
+{
+    const std::string text(trim(value));
+    const decode::CmEventInfo* entry = nullptr;
+    if (!number_of(text)) {
+        const std::string words = util::lower(text);
+        for (const auto& e : decode::cm_events())
+            if (const auto w = decode::cm_event_kernel_words(e.value); !w.empty() && w == words)
+                entry = &e;
+    }
+    if (!entry) {
+        std::string name = text;
+        if (!number_of(name))
+            std::replace_if(name.begin(), name.end(), [](char c) { return c == ' ' || c == '-'; }, '_');
+        entry = &enum_entry<decode::CmEventInfo>("cm-event", name, decode::cm_events(), "RDMA_CM_EVENT_");
+    }
+    Explanation e = start("cm-event", value);
+    e.raw = entry->value;
+    e.name = std::string(entry->name);
+    e.facts.push_back({"meaning", "meaning", std::string(entry->meaning)});
+    e.facts.push_back({"failure", "failure",
+                       entry->failure ? "yes: the step it ends failed" : "no"});
+    if (const auto w = decode::cm_event_kernel_words(entry->value); !w.empty())
+        e.facts.push_back({"kernel_words", "kernel's words", fmt::format("\"{}\" (rdma_event_msg)", w)});
+    e.checks = checks_of(entry->checks);
+    return e;
+}
+
+// A number or a name, with or without IB_CM_REJ_.
+Explanation cm_reject(std::string_view value)
+{
+    const auto& entry = enum_entry<decode::CmRejectInfo>("cm-reject", value, decode::cm_rejects(), "IB_CM_REJ_");
+    const auto events = decode::cm_events();
+    const auto rejected = std::find_if(events.begin(), events.end(),
+                                       [](const decode::CmEventInfo& ev) { return ev.name == "REJECTED"; });
+    Explanation e = start("cm-reject", value);
+    e.raw = entry.value;
+    e.name = std::string(entry.name);
+    e.facts.push_back({"meaning", "meaning", std::string(entry.meaning)});
+    e.facts.push_back({"event", "carried by",
+                       fmt::format("RDMA_CM_EVENT_REJECTED ({}), status = {} on InfiniBand and RoCE (iWARP's "
+                                   "status is a negative errno instead: -ECONNREFUSED, -ECONNRESET)",
+                                   rejected->value, entry.value)});
+    e.checks = checks_of(decode::cm_reject_checks(entry.value));
     return e;
 }
 
@@ -260,6 +325,10 @@ std::vector<std::string> value_names(std::string_view topic)
         return mask_names(topic);
     if (topic == "errno")
         return errno_names();
+    if (topic == "cm-event")
+        return of(decode::cm_events());
+    if (topic == "cm-reject")
+        return of(decode::cm_rejects());
     if (topic == "mlx5-syndrome" || topic == "vendor-err")
         return vendor_value_names(topic);
     return {};
@@ -305,6 +374,10 @@ Explanation explain_topic_value(std::string_view topic, std::string_view value, 
         return gid(value);
     if (topic == "errno")
         return errno_value(value, context);
+    if (topic == "cm-event")
+        return cm_event(value);
+    if (topic == "cm-reject")
+        return cm_reject(value);
     if (topic == "vendor-err")
         return vendor_err(value, context);
     if (topic == "mlx5-syndrome")

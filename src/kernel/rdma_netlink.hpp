@@ -59,17 +59,29 @@ struct KernelCmId {
     std::uint32_t port = 0;
     std::optional<std::uint32_t> lqpn;
     std::uint32_t port_space = 0;         // RDMA_PS_TCP 0x106, RDMA_PS_UDP 0x111, RDMA_PS_IB 0x13f, ...
-    std::uint8_t state = 0;               // the kernel's enum rdma_cm_state
+    std::uint8_t state = 0;               // the kernel's enum rdma_cm_state (src/decode/cm_state.hpp)
     std::string src, dst;                 // "192.0.2.1:18515", "[fe80::1]:4791", "" when unset
+    std::optional<std::uint32_t> id;      // RDMA_NLDEV_ATTR_RES_CM_IDN: `rdma resource show cm_id cm-idn N`
+    // Owner: a pid (comm from /proc/PID/comm, as for QPs), or the kernel
+    // module of a kernel user's ID (RDMA_NLDEV_ATTR_RES_KERN_NAME).
     std::optional<std::uint32_t> pid;
     std::string comm;
 };
 // Every rdma_cm ID of every device (RDMA_NLDEV_CMD_RES_CM_ID_GET, dumped per
 // device); errors as list_kernel_qps().
 std::vector<KernelCmId> list_cm_ids();
+// The same, with the names of the devices it asked (every RDMA device of
+// the host, in the kernel's order), so a caller can tell an unknown device
+// from one without IDs.
+struct CmIdDump {
+    std::vector<std::string> devices;
+    std::vector<KernelCmId> ids;
+};
+CmIdDump dump_cm_ids();
 void parse_res_cm_id_message(const nlmsghdr* nlh, std::vector<KernelCmId>& out);
 // The kernel's rdma_cm_state name ("CONNECT", "DISCONNECT", ...), as
-// iproute2's rdma names them; "UNKNOWN(n)" past the table.
+// iproute2's rdma names them: decode::cm_state_table's; "UNKNOWN(0x..)"
+// past the table.
 std::string cm_state_name(std::uint8_t state);
 
 // A per-QP counter (`rdma statistic qp show`): counters bound to QPs, in

@@ -2,11 +2,11 @@
 #include "src/kernel/rdma_netlink.hpp"
 
 #include <arpa/inet.h>
-#include <array>
 #include <cstring>
 #include <fmt/format.h>
 #include <sys/socket.h>
 
+#include "src/decode/cm_state.hpp"
 #include "src/error.hpp"
 #include "src/kernel/netlink.hpp"
 
@@ -53,6 +53,7 @@ KernelCmId parse_cm_id_entry(const nlattr* entry, const std::string& dev_name)
         case RDMA_NLDEV_ATTR_RES_STATE: c.state = mnl_attr_get_u8(a); break;
         case RDMA_NLDEV_ATTR_RES_SRC_ADDR: c.src = sockaddr_text(a); break;
         case RDMA_NLDEV_ATTR_RES_DST_ADDR: c.dst = sockaddr_text(a); break;
+        case RDMA_NLDEV_ATTR_RES_CM_IDN: c.id = mnl_attr_get_u32(a); break;
         case RDMA_NLDEV_ATTR_RES_PID: c.pid = mnl_attr_get_u32(a); break;
         case RDMA_NLDEV_ATTR_RES_KERN_NAME: c.comm = mnl_attr_get_str(a); break;
         default: break;
@@ -86,24 +87,22 @@ void parse_res_cm_id_message(const nlmsghdr* nlh, std::vector<KernelCmId>& out)
     out.insert(out.end(), std::make_move_iterator(ids.begin()), std::make_move_iterator(ids.end()));
 }
 
-std::vector<KernelCmId> list_cm_ids()
+CmIdDump dump_cm_ids()
 {
     RdmaNetlink nl;
     const std::vector<Device> devices = list_devices(nl);
-    std::vector<KernelCmId> ids;
-    for (const Device& dev : devices)
+    CmIdDump out;
+    for (const Device& dev : devices) {
+        out.devices.push_back(dev.name);
         nl.dump(RDMA_NLDEV_CMD_RES_CM_ID_GET, dev.index, "RDMA_NLDEV_CMD_RES_CM_ID_GET dump (" + dev.name + ")",
-                [&](const nlmsghdr* nlh) { parse_res_cm_id_message(nlh, ids); });
-    name_owners(ids);
-    return ids;
+                [&](const nlmsghdr* nlh) { parse_res_cm_id_message(nlh, out.ids); });
+    }
+    name_owners(out.ids);
+    return out;
 }
 
-std::string cm_state_name(std::uint8_t state)
-{
-    static constexpr std::array<std::string_view, 11> names{
-        "IDLE",    "ADDR_QUERY", "ADDR_RESOLVED", "ROUTE_QUERY",    "ROUTE_RESOLVED", "CONNECT",
-        "DISCONNECT", "ADDR_BOUND", "LISTEN",    "DEVICE_REMOVAL", "DESTROYING"};
-    return state < names.size() ? std::string(names[state]) : fmt::format("UNKNOWN({})", state);
-}
+std::vector<KernelCmId> list_cm_ids() { return dump_cm_ids().ids; }
+
+std::string cm_state_name(std::uint8_t state) { return *decode::cm_state(state).name; }
 
 }  // namespace qps::kernel

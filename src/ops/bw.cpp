@@ -74,7 +74,12 @@ void prepare_buffers(const std::vector<std::unique_ptr<verbs::LinkResources>>& q
                      std::uint32_t size)
 {
     for (const auto& res : qps) {
-        if (op == Op::read) {
+        if (is_atomic(op)) {  // the target's counter starts at 0; what comes back lands in the send half
+            if (roles.target)
+                std::memset(res->recv_buf(), 0, atomic_bytes);
+            if (roles.sends)
+                std::memset(res->send_buf(), 0, atomic_bytes);
+        } else if (op == Op::read) {
             if (roles.target)
                 fill_pattern(res->recv_buf(), size);
             if (roles.sends)
@@ -92,6 +97,10 @@ void prepare_buffers(const std::vector<std::unique_ptr<verbs::LinkResources>>& q
 std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::LinkResources>>& qps, Op op,
                                     const Roles& roles, std::uint32_t size)
 {
+    if (is_atomic(op))
+        return {roles.sends ? "not checked yet: the peer's counters" : "not checked here: the peer compares these "
+                                                                         "counters with its atomics",
+                false};
     const bool destination = op == Op::read ? roles.sends : roles.target || roles.receives;
     if (!destination)
         return {"not checked: no data arrives on this side", false};
@@ -107,6 +116,24 @@ std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::Lin
     return {fmt::format("ok: {} bytes on {} QP{}", size, qps.size(), qps.size() == 1 ? "" : "s"), false};
 }
 
+// The atomics' check, on the side that posted them: fetch-and-add of 1
+// leaves each target counter at the adds that completed (their sum over
+// the QPs); compare-and-swap 0 -> 1 lets exactly one win on each QP.
+std::pair<std::string, bool> check_counters(Op op, std::optional<std::uint64_t> counter, std::uint64_t completed,
+                                            std::size_t qps)
+{
+    if (!counter)
+        return {"not checked: the peer sent no counters", false};
+    const std::uint64_t expected = op == Op::fadd ? completed : qps;
+    const std::string what = op == Op::fadd ? fmt::format("{} fetch-and-adds completed here", completed)
+                                            : fmt::format("one compare-and-swap of 0 -> 1 won on each of {} QP{}", qps,
+                                                          qps == 1 ? "" : "s");
+    if (*counter != expected)
+        return {fmt::format("MISMATCH: the peer's counters sum to {}, {} should leave {}", *counter, what, expected),
+                true};
+    return {fmt::format("ok: the peer's counters sum to {}: {}", *counter, what), false};
+}
+
 // This side's QPs, one set of resources each, and the threads that own
 // them: thread t owns QPs t*qps .. (t+1)*qps-1, on both sides.
 struct BwQps {
@@ -115,31 +142,26 @@ struct BwQps {
 };
 
 // One set of resources per QP, sized for the largest message.
-BwQps create_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Roles& roles, std::uint32_t largest)
+// One set of resources per QP, sized for the largest message, each
+// connected to its peer's, with its receives posted on a side that receives.
+BwQps connect_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Roles& roles, std::uint32_t largest,
+                     net::Exchange& ex, CmStart& cm)
 {
     verbs::LinkSetup setup = link_setup(o, largest);
     setup.send_depth = o.tx_depth;
     setup.recv_depth = roles.receives ? o.rx_depth : 1;
     BwQps side;
+    side.qps = connected_qps(o, setup, o.threads * o.qps, largest, ex, cm);
     side.plans.resize(o.threads);
     for (std::uint32_t t = 0; t < o.threads; ++t) {
         side.plans[t].cpu = t < cpus.size() ? cpus[t] : -1;
-        for (std::uint32_t q = 0; q < o.qps; ++q) {
-            side.qps.push_back(std::make_unique<verbs::LinkResources>(setup));
-            side.plans[t].lanes.push_back(side.qps.back().get());
-        }
+        for (std::uint32_t q = 0; q < o.qps; ++q)
+            side.plans[t].lanes.push_back(side.qps[t * o.qps + q].get());
     }
-    return side;
-}
-
-// Every QP connected to its peer's, with its receives posted on a side that receives.
-void connect_qps(const BwQps& side, net::Exchange& ex, const BwOptions& o, const Roles& roles)
-{
-    for (auto& res : side.qps)
-        res->connect(ex.endpoints(res->local()));
     if (roles.receives)
         for (auto& res : side.qps)
             post_initial_receives(*res, o.rx_depth);
+    return side;
 }
 
 // The queue parameters, as the run uses them and the report shows them.
@@ -245,8 +267,20 @@ report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQ
         return sr;
     }
     std::tie(sr.local.verified, sr.local.verify_failed) = verify(side.qps, o.op, roles, size);
+    if (is_atomic(o.op) && roles.target) {
+        std::uint64_t sum = 0;
+        for (const auto& res : side.qps) {
+            std::uint64_t counter = 0;
+            std::memcpy(&counter, res->recv_buf(), sizeof counter);
+            sum += counter;
+        }
+        sr.local.atomic_counter = sum;
+    }
     try {
         sr.peer = report::side_stats_from_json(ex.results(report::to_json(sr.local), o.timeout));
+        if (is_atomic(o.op) && roles.sends)
+            std::tie(sr.local.verified, sr.local.verify_failed) =
+                check_counters(o.op, sr.peer->atomic_counter, r.sends_completed, side.qps.size());
     } catch (const TimeoutError& e) {
         r.aborted = true;  // this side's figures stand; the peer's never came
         r.abort_reason = e.what();
@@ -259,6 +293,7 @@ report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQ
 void check_bw_options(const BwOptions& o)
 {
     check_op_transport(o.op, o.transport);
+    check_atomic_sizes(o);
     if (o.op != Op::send)
         for (auto s : o.sizes)
             if (s < 1)
@@ -288,6 +323,9 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
     std::vector<int> cpus = preflight_side(o, o.qps * o.threads);
+    CmStart cm = cm_start(o);  // --cm: resolved or listening; rdma_cm's device checked too
+    if (cm.device_changed)
+        cpus = preflight_side(o, o.qps * o.threads);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -302,11 +340,10 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
 
     // 2. One set of resources per QP, sized for the largest message.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    const BwQps side = create_bw_qps(o, cpus, roles, largest);
+    const BwQps side = connect_bw_qps(o, cpus, roles, largest, ex, cm);
     const verbs::LinkResources& first = *side.qps.front();
-    check_ud_fits(o, first, largest);
-    connect_qps(side, ex, o, roles);
     report::BwReport rep = bw_report_header(o, ex, first, clock, cpus);
+    fill_cm_events(rep, cm);
     const PacketWatch packets(first.device_name(), o.port);
     ex.answer_stalls_with([&packets] { return to_json(packets.now()); });
 

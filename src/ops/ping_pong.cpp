@@ -73,18 +73,12 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
 // One QP per thread (pair t here talks to pair t of the peer), sized for
 // the largest message, connected, with receives posted for the send op.
 std::vector<std::unique_ptr<verbs::LinkResources>> connect_pairs(const PingPongOptions& o, net::Exchange& ex,
-                                                                 std::uint32_t largest)
+                                                                 std::uint32_t largest, CmStart& cm)
 {
-    verbs::LinkSetup setup = link_setup(o, largest);
-    std::vector<std::unique_ptr<verbs::LinkResources>> pairs;
-    for (std::uint32_t t = 0; t < o.threads; ++t)
-        pairs.push_back(std::make_unique<verbs::LinkResources>(setup));
-    check_ud_fits(o, *pairs.front(), largest);
-    for (auto& pair : pairs) {
-        pair->connect(ex.endpoints(pair->local()));
-        if (o.op == Op::send)
+    auto pairs = connected_qps(o, link_setup(o, largest), o.threads, largest, ex, cm);
+    if (o.op == Op::send)
+        for (auto& pair : pairs)
             prepost_receives(*pair, largest);
-    }
     return pairs;
 }
 
@@ -94,7 +88,7 @@ report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange&
 {
     report::PingPongReport rep;
     fill_header(rep, o, ex, res, clock, cpus);
-    rep.one_way = o.op != Op::read;
+    rep.one_way = !one_sided(o.op);
     rep.clock_why = clock.info().why;
     rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
     rep.clock_calibration_ms = clock.info().calibration_ms;
@@ -195,6 +189,7 @@ std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchang
 void check_combination(const PingPongOptions& o)
 {
     check_op_transport(o.op, o.transport);
+    check_atomic_sizes(o);
     if (o.op == Op::write)
         for (auto s : o.sizes)
             if (s < 1)
@@ -208,6 +203,9 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
     std::vector<int> cpus = preflight_side(o, o.threads);
+    CmStart cm = cm_start(o);  // --cm: resolved or listening; rdma_cm's device checked too
+    if (cm.device_changed)
+        cpus = preflight_side(o, o.threads);
     pin_cpu(o.cpu);
     const Clock clock = Clock::calibrate();
 
@@ -222,9 +220,10 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
 
     // 2. Resources sized for the largest message, then the endpoints.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    const auto pairs = connect_pairs(o, ex, largest);
+    const auto pairs = connect_pairs(o, ex, largest, cm);
     const verbs::LinkResources& res = *pairs.front();
     report::PingPongReport rep = ping_pong_header(o, ex, res, clock, cpus);
+    fill_cm_events(rep, cm);
     const PacketWatch packets(res.device_name(), o.port);
     ex.answer_stalls_with([&packets] { return to_json(packets.now()); });
 
@@ -233,6 +232,9 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         LatencyRun run;
         set_common_run(run, o, size, res);
         rep.inline_used = rep.inline_used || run.use_inline;
+        if (is_atomic(o.op))  // each pair's counter starts at 0 (before the barrier: the client waits for it)
+            for (const auto& pair : pairs)
+                std::memset(pair->recv_buf(), 0, atomic_bytes);
         if (const auto why = barrier_failure(ex); !why.empty()) {
             rep.aborted = true;  // the sizes measured so far are the report
             rep.abort_reason = why;
@@ -249,11 +251,27 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         }
         rep.completion_failed = std::any_of(results.begin(), results.end(),
                                             [](const LatencyResult& r) { return r.completion_failed; });
+        if (is_atomic(o.op) && !client) {  // the client's atomics are done: it sent its results
+            std::uint64_t sum = 0;
+            for (const auto& pair : pairs) {
+                std::uint64_t counter = 0;
+                std::memcpy(&counter, pair->recv_buf(), sizeof counter);
+                sum += counter;
+            }
+            sr.local.atomic_counter = sum;
+        }
         RunEnd how;
         how.peer_lost = !lost.empty();
         how.own_failure = std::any_of(results.begin(), results.end(),
                                       [](const LatencyResult& r) { return r.completion_failed || r.stalled; });
         const std::optional<std::string> ended = exchange_results(sr, ex, o, packets, how);
+        if (is_atomic(o.op) && client) {
+            std::uint64_t done = 0;
+            for (const LatencyResult& r : results)
+                done += r.exchanged;
+            sr.atomic_expected = done;
+            rep.atomic_mismatch = rep.atomic_mismatch || !sr.atomic_ok();
+        }
         rep.stalled_on_path = rep.stalled_on_path || how.stalled_on_path;
         rep.peer_gave_up = rep.peer_gave_up || how.peer_gave_up;
         rep.sizes.push_back(sr);

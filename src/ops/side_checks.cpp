@@ -35,6 +35,9 @@ void preflight_link(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
 std::vector<int> preflight_side(LinkOptions& o, std::uint32_t qps)
 {
     preflight_link(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
+    check_iwarp(o);
+    check_pkey_index(o);
+    check_atomic_cap(o);
     return worker_cpus(o);
 }
 

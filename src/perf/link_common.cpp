@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <endian.h>
 #include <fmt/format.h>
 #include <sched.h>
 
 #include <fmt/ranges.h>
 
+#include "src/decode/cm.hpp"
 #include "src/decode/decode.hpp"
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
@@ -25,7 +27,8 @@ namespace {
 // The names of the tests' own enums, in decode's table form (one
 // mechanism for every name table).
 using decode::EnumEntry;
-constexpr std::array<EnumEntry<Op>, 3> op_names{{{Op::send, "send"}, {Op::write, "write"}, {Op::read, "read"}}};
+constexpr std::array<EnumEntry<Op>, 5> op_names{
+    {{Op::send, "send"}, {Op::write, "write"}, {Op::read, "read"}, {Op::fadd, "fadd"}, {Op::cas, "cas"}}};
 constexpr std::array<EnumEntry<ibv_qp_type>, 3> transport_names{
     {{IBV_QPT_RC, "rc"}, {IBV_QPT_UC, "uc"}, {IBV_QPT_UD, "ud"}}};
 constexpr std::array<EnumEntry<InlineMode>, 3> inline_names{
@@ -36,9 +39,11 @@ struct Allowed {
     Op op;
     ibv_qp_type type;
 };
-constexpr std::array<Allowed, 6> allowed{{{Op::send, IBV_QPT_RC},
+constexpr std::array<Allowed, 8> allowed{{{Op::send, IBV_QPT_RC},
                                           {Op::write, IBV_QPT_RC},
                                           {Op::read, IBV_QPT_RC},
+                                          {Op::fadd, IBV_QPT_RC},
+                                          {Op::cas, IBV_QPT_RC},
                                           {Op::send, IBV_QPT_UC},
                                           {Op::write, IBV_QPT_UC},
                                           {Op::send, IBV_QPT_UD}}};
@@ -69,6 +74,8 @@ Op op_from(std::string_view name) { return value_of(op_names, name, "op"); }
 ibv_qp_type transport_from(std::string_view name) { return value_of(transport_names, name, "transport"); }
 InlineMode inline_from(std::string_view name) { return value_of(inline_names, name, "inline mode"); }
 
+std::string_view connection_name(const LinkOptions& o) { return o.cm ? "rdma_cm (--cm)" : "manual (no --cm)"; }
+
 Json common_params(const LinkOptions& o)
 {
     return Json{{"op", op_name(o.op)},
@@ -81,7 +88,14 @@ Json common_params(const LinkOptions& o)
                      {"mtu", o.mtu ? 128u << *o.mtu : 0u},
                      {"threads", o.threads},
                      {"qp-timeout", o.ack_timeout},
-                     {"retry-cnt", o.retry_cnt}};
+                     {"retry-cnt", o.retry_cnt},
+                     {"tclass", o.traffic_class.value_or(0)},
+                     {"sl", o.sl},
+                     {"flow-label", o.flow_label},
+                     {"pkey-index", o.pkey_index},
+                     {"rnr-retry", o.rnr_retry},
+                     {"min-rnr-timer", o.min_rnr_timer},
+                     {"connection", connection_name(o)}};
 }
 
 void adopt_common(LinkOptions& o, const Json& p)
@@ -105,6 +119,24 @@ void adopt_common(LinkOptions& o, const Json& p)
                                              "0..31 and 0..7",
                                              ack_timeout, retry_cnt));
         o.ack_timeout = static_cast<std::uint8_t>(ack_timeout);
+        const auto tclass = p.value("tclass", 0u);
+        if (tclass > 255)
+            throw OperationError(fmt::format("the client asked for traffic class {}: valid are 0..255", tclass));
+        if (tclass)
+            o.traffic_class = static_cast<std::uint8_t>(tclass);
+        const auto sl = p.at("sl").get<std::uint32_t>(), flow = p.at("flow-label").get<std::uint32_t>(),
+                   pkey = p.at("pkey-index").get<std::uint32_t>(), rnr = p.at("rnr-retry").get<std::uint32_t>(),
+                   rnr_timer = p.at("min-rnr-timer").get<std::uint32_t>();
+        if (sl > 15 || flow > 0xfffff || pkey > 0xffff || rnr > 7 || rnr_timer > 31)
+            throw OperationError(fmt::format("the client asked for SL {}, flow label {}, P_Key index {}, RNR retry {} "
+                                             "and RNR timer code {}: valid are 0..15, 0..0xfffff, 0..65535, 0..7 and "
+                                             "0..31",
+                                             sl, flow, pkey, rnr, rnr_timer));
+        o.sl = static_cast<std::uint8_t>(sl);
+        o.flow_label = flow;
+        o.pkey_index = static_cast<std::uint16_t>(pkey);
+        o.rnr_retry = static_cast<std::uint8_t>(rnr);
+        o.min_rnr_timer = static_cast<std::uint8_t>(rnr_timer);
         o.retry_cnt = static_cast<std::uint8_t>(retry_cnt);
         const double duration = p.at("duration").get<double>();
         o.duration_s = duration > 0 ? std::optional<double>(duration) : std::nullopt;
@@ -129,8 +161,8 @@ void check_op_transport(Op op, ibv_qp_type type)
     const bool ok =
         std::any_of(allowed.begin(), allowed.end(), [&](const Allowed& a) { return a.op == op && a.type == type; });
     if (!ok)
-        throw UsageError(fmt::format("--op {} is not possible on --transport {}: RC does send, write, read; UC "
-                                     "send, write; UD send only",
+        throw UsageError(fmt::format("--op {} is not possible on --transport {}: RC does send, write, read, fadd, "
+                                     "cas; UC send, write; UD send only",
                                      op_name(op), transport_name(type)));
 }
 
@@ -185,8 +217,12 @@ net::Exchange open_exchange(const LinkOptions& o, std::string_view test, const J
     net::Exchange ex(std::move(channel), client ? net::Role::client : net::Role::server, std::string(test),
                      o.timeout);
     ex.hello();
-    // A server names the parameters it was given that differ from the client's.
-    theirs = ex.params(mine, client ? std::vector<std::string>{} : o.server_explicit);
+    // A server names the parameters it was given that differ from the
+    // client's; both name another connection mode.
+    std::vector<std::string> must_agree{"connection"};
+    if (!client)
+        must_agree.insert(must_agree.end(), o.server_explicit.begin(), o.server_explicit.end());
+    theirs = ex.params(mine, must_agree);
     return ex;
 }
 
@@ -213,9 +249,200 @@ verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest)
     setup.opened = o.opened;
     setup.ack_timeout = o.ack_timeout;
     setup.retry_cnt = o.retry_cnt;
+    setup.traffic_class = o.traffic_class.value_or(0);
+    setup.sl = o.sl;
+    setup.flow_label = o.flow_label;
+    setup.pkey_index = o.pkey_index;
+    setup.rnr_retry = o.rnr_retry;
+    setup.min_rnr_timer = o.min_rnr_timer;
     setup.max_inline =
-        o.inline_mode == InlineMode::off || o.op == Op::read ? 0 : std::min<std::uint32_t>(largest, 1024);
+        o.inline_mode == InlineMode::off || one_sided(o.op) ? 0 : std::min<std::uint32_t>(largest, 1024);
+    setup.atomics = is_atomic(o.op);
     return setup;
+}
+
+void check_iwarp(const LinkOptions& o)
+{
+    if (o.cm || !o.opened || o.opened->ctx->device->transport_type != IBV_TRANSPORT_IWARP)
+        return;
+    throw UsageError(fmt::format("{} is an iWARP device: its QPs connect only through rdma_cm (the connection is "
+                                 "a TCP stream set up by the kernel); give --cm on both sides",
+                                 o.opened->name));
+}
+
+void check_atomic_sizes(const LinkOptions& o)
+{
+    if (!is_atomic(o.op))
+        return;
+    for (auto s : o.sizes)
+        if (s != atomic_bytes)
+            throw UsageError(fmt::format("--op {} works on 8-byte operands: -s {} is not possible (give -s 8, or "
+                                         "leave -s out)",
+                                         op_name(o.op), s));
+}
+
+void check_atomic_cap(const LinkOptions& o)
+{
+    if (!is_atomic(o.op) || !o.opened)
+        return;
+    ibv_device_attr da{};
+    if (int rc = ibv_query_device(o.opened->ctx.get(), &da); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", o.opened->name), rc);
+    if (da.atomic_cap == IBV_ATOMIC_NONE)
+        throw UsageError(fmt::format("--op {}: {} does no atomics (atomic_cap ATOMIC_NONE): run it on a device "
+                                     "whose 'qpscope ports' shows atomics",
+                                     op_name(o.op), o.opened->name));
+}
+
+void check_pkey_index(const LinkOptions& o)
+{
+    if (o.pkey_index == 0 || !o.opened)
+        return;
+    ibv_port_attr pa{};
+    if (int rc = ibv_query_port(o.opened->ctx.get(), o.port, &pa); rc != 0)
+        throw SystemError(fmt::format("ibv_query_port({}, {})", o.opened->name, o.port), rc);
+    std::vector<std::string> entries;
+    for (int i = 0; i < pa.pkey_tbl_len && i < 8; ++i) {
+        __be16 pkey = 0;
+        if (ibv_query_pkey(o.opened->ctx.get(), o.port, i, &pkey) == 0)
+            entries.push_back(fmt::format("{} = {:#06x}", i, be16toh(pkey)));
+    }
+    const std::string table =
+        fmt::format("{} port {}'s P_Key table has {} entr{} ({}{})", o.opened->name, o.port, pa.pkey_tbl_len,
+                    pa.pkey_tbl_len == 1 ? "y" : "ies", fmt::join(entries, ", "), pa.pkey_tbl_len > 8 ? ", ..." : "");
+    if (o.pkey_index >= pa.pkey_tbl_len)
+        throw UsageError(fmt::format("--pkey-index {}: {}; valid are 0..{}", o.pkey_index, table, pa.pkey_tbl_len - 1));
+    __be16 pkey = 0;
+    if (ibv_query_pkey(o.opened->ctx.get(), o.port, o.pkey_index, &pkey) == 0 && (be16toh(pkey) & 0x7fff) == 0)
+        throw UsageError(fmt::format("--pkey-index {}: that entry of {} is empty (P_Key {:#06x}): a QP on it cannot "
+                                     "reach anyone",
+                                     o.pkey_index, table, be16toh(pkey)));
+}
+
+CmStart cm_start(LinkOptions& o)
+{
+    CmStart start;
+    if (!o.cm)
+        return start;
+    start.side = std::make_unique<verbs::CmSide>();
+    std::string chosen;
+    if (!o.host.empty()) {
+        verbs::CmTarget target;
+        target.host = o.host;
+        target.port = o.cm_port;
+        target.bind = o.bind;
+        target.tos = o.traffic_class;
+        if (o.ack_timeout != verbs::link_ack_timeout_code)
+            target.ack_timeout = o.ack_timeout;
+        start.first = start.side->resolve(target);
+        chosen = verbs::cm_device_name(start.first.get());
+        if (o.device_given && chosen != o.device)
+            throw UsageError(fmt::format("-d {}: rdma_cm routes {} through {} ({}), not -d {}: leave -d out, or give "
+                                         "--bind an address of {}'s netdev",
+                                         o.device, o.host, chosen,
+                                         verbs::cm_address_text(rdma_get_local_addr(start.first.get())), o.device,
+                                         o.device));
+        if (start.first->port_num != o.port)
+            o.port = start.first->port_num;
+    } else {
+        start.side->listen(o.bind, o.cm_port);
+        chosen = verbs::cm_device_name(start.side->listener());  // "" on every address
+        if (!chosen.empty() && o.device_given && chosen != o.device)
+            throw UsageError(fmt::format("-d {}: --bind {} is an address of {}, not of -d {}", o.device, o.bind,
+                                         chosen, o.device));
+    }
+    if (!chosen.empty() && chosen != o.device) {
+        o.device = chosen;
+        o.opened.reset();
+        start.device_changed = true;
+    }
+    return start;
+}
+
+namespace {
+
+// rdma_cm: this side's QPs, one at a time with the peer's.
+std::vector<std::unique_ptr<verbs::LinkResources>> cm_connected(const LinkOptions& o, const verbs::LinkSetup& setup,
+                                                                std::uint32_t n, net::Exchange& ex, CmStart& cm)
+{
+    std::vector<std::unique_ptr<verbs::LinkResources>> qps;
+    verbs::CmSide& side = *cm.side;
+    const std::string peer = net::host_of(ex.channel().peer());
+    for (std::uint32_t i = 0; i < n; ++i) {
+        if (!o.host.empty()) {
+            verbs::CmId id = i == 0 && cm.first ? std::move(cm.first) : [&] {
+                verbs::CmTarget target;
+                target.host = o.host;
+                target.port = o.cm_port;
+                target.bind = o.bind;
+                target.tos = o.traffic_class;
+                if (o.ack_timeout != verbs::link_ack_timeout_code)
+                    target.ack_timeout = o.ack_timeout;
+                return side.resolve(target);
+            }();
+            auto res = std::make_unique<verbs::LinkResources>(setup, id);
+            side.connect(res->cm_id(), res->cm_param(), i, o.timeout, fmt::format("{} port {}", peer, o.cm_port));
+            res->cm_established();
+            qps.push_back(std::move(res));
+            continue;
+        }
+        std::uint32_t index = 0;
+        rdma_conn_param theirs{};
+        verbs::CmId id = side.next_request(o.timeout, index, theirs, ex.channel().fd());
+        rdma_cm_id* raw = id.get();
+        const std::string came = verbs::cm_device_name(raw);
+        std::unique_ptr<verbs::LinkResources> res;
+        try {
+            if (index != i)
+                throw OperationError(fmt::format("rdma_cm: the connect request for QP {} came while QP {} was "
+                                                 "expected",
+                                                 index, i));
+            if (o.device_given && came != o.device)
+                throw OperationError(fmt::format("rdma_cm: the client's connect request came through {}, and this "
+                                                 "server was given -d {}: leave -d out, or have the client connect "
+                                                 "to an address of {}'s netdev",
+                                                 came, o.device, o.device));
+            res = std::make_unique<verbs::LinkResources>(setup, id);
+        } catch (const std::exception& e) {
+            if (id)  // the request is refused with why (the client names it)
+                side.reject(raw, fmt::format("qpscope server: {}", e.what()));
+            throw;
+        }
+        side.accept(res->cm_id(), res->cm_param(&theirs), o.timeout);
+        res->cm_established();
+        qps.push_back(std::move(res));
+    }
+    for (auto& res : qps)
+        res->cm_peer(ex.endpoints(res->local()));
+    return qps;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<verbs::LinkResources>> connected_qps(const LinkOptions& o, const verbs::LinkSetup& setup,
+                                                                 std::uint32_t n, std::uint32_t largest,
+                                                                 net::Exchange& ex, CmStart& cm)
+{
+    if (o.cm)
+        return cm_connected(o, setup, n, ex, cm);
+    std::vector<std::unique_ptr<verbs::LinkResources>> qps;
+    for (std::uint32_t i = 0; i < n; ++i)
+        qps.push_back(std::make_unique<verbs::LinkResources>(setup));
+    check_ud_fits(o, *qps.front(), largest);
+    for (auto& res : qps)
+        res->connect(ex.endpoints(res->local()));
+    return qps;
+}
+
+void fill_cm_events(report::LinkHeader& h, const CmStart& cm)
+{
+    if (!cm.side)
+        return;
+    for (const verbs::CmEventSeen& e : cm.side->trace()) {
+        h.cm_events.push_back({decode::cm_event_name(e.event), verbs::cm_status_text(e.event, e.status), e.ms});
+        if (e.event == RDMA_CM_EVENT_ESTABLISHED)
+            break;  // the first QP's
+    }
 }
 
 void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::uint32_t largest)
@@ -235,15 +462,26 @@ void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex,
     h.transport = transport_name(o.transport);
     h.device = res.device_name();
     h.port = o.port;
+    h.traffic_class = res.traffic_class();
+    h.sl = o.sl;
+    h.flow_label = o.flow_label;
+    h.pkey_index = o.pkey_index;
+    if (o.cm && res.cm_id()) {
+        h.connection = "rdma_cm";
+        h.cm_local = verbs::cm_address_text(rdma_get_local_addr(res.cm_id()));
+        h.cm_remote = verbs::cm_address_text(rdma_get_peer_addr(res.cm_id()));
+    }
     h.gid_index = res.local().gid_index;
     h.gid_why = res.gid().why;
     h.mtu_bytes = res.path_mtu_bytes();
     h.inline_max = res.granted_inline();
-    if (o.op == Op::read)
+    if (one_sided(o.op))
         h.reads_in_flight = res.reads_in_flight();
     if (o.transport == IBV_QPT_RC) {
         h.ack_timeout = o.ack_timeout;
         h.retry_cnt = o.retry_cnt;
+        h.rnr_retry = o.rnr_retry;
+        h.min_rnr_timer = o.min_rnr_timer;
     }
     h.iterations = o.iterations;
     h.warmup = o.warmup;
@@ -266,8 +504,18 @@ void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::LinkResources& 
     case Op::send: wr.opcode = IBV_WR_SEND; break;
     case Op::write: wr.opcode = IBV_WR_RDMA_WRITE; break;
     case Op::read: wr.opcode = IBV_WR_RDMA_READ; break;
+    case Op::fadd: wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD; break;
+    case Op::cas: wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP; break;
     }
-    if (op != Op::send) {
+    if (is_atomic(op)) {
+        // The peer's counter is the first 8 bytes of its receive half (64-byte
+        // aligned); what it held comes back into the send half.
+        sge.length = atomic_bytes;
+        wr.wr.atomic.remote_addr = res.remote().addr;
+        wr.wr.atomic.rkey = res.remote().rkey;
+        wr.wr.atomic.compare_add = op == Op::fadd ? 1 : 0;  // cas: the loop sets compare and swap
+        wr.wr.atomic.swap = 1;
+    } else if (op != Op::send) {
         wr.wr.rdma.remote_addr = res.remote().addr;
         wr.wr.rdma.rkey = res.remote().rkey;
     }

@@ -6,6 +6,7 @@
 
 #include <infiniband/verbs.h>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,11 +17,20 @@
 #include "src/net/messages.hpp"
 #include "src/perf/clock.hpp"
 #include "src/report/link_header.hpp"
+#include "src/verbs/cm.hpp"
 #include "src/verbs/link_resources.hpp"
 
 namespace qps::perf {
 
-enum class Op { send, write, read };
+enum class Op { send, write, read, fadd, cas };
+// Fetch-and-add and compare-and-swap: 8-byte operands on the peer's
+// aligned buffer (IB spec 9.4.5), RC only.
+constexpr bool is_atomic(Op op) { return op == Op::fadd || op == Op::cas; }
+// One-sided: the peer's CPU takes no part (read and the atomics); the
+// requester waits for its own completion.
+constexpr bool one_sided(Op op) { return op == Op::read || is_atomic(op); }
+// The operand size of the atomics.
+inline constexpr std::uint32_t atomic_bytes = 8;
 enum class Role { client, server };
 enum class InlineMode { automatic, on, off };
 
@@ -44,6 +54,22 @@ struct LinkOptions {
     // retry count (--qp-timeout, --retry-cnt).
     std::uint8_t ack_timeout = verbs::link_ack_timeout_code;
     std::uint8_t retry_cnt = verbs::link_retry_cnt;
+    // The rest of what production sets on its QPs (--sl, --flow-label,
+    // --pkey-index, --rnr-retry, --min-rnr-timer), as LinkSetup has them.
+    std::uint8_t sl = 0;
+    std::uint32_t flow_label = 0;
+    std::uint16_t pkey_index = 0;
+    std::uint8_t rnr_retry = verbs::link_rnr_retry;
+    std::uint8_t min_rnr_timer = verbs::link_min_rnr_timer;
+    // The traffic class of what this side sends (--tclass, --dscp): the
+    // GRH's, or with --cm rdma_cm's TOS option; the server adopts the client's.
+    std::optional<std::uint8_t> traffic_class;
+    // rdma_cm (--cm): the QPs connect through it, on `cm_port`; `bind`: the
+    // source address (both modes: the TCP exchange's too).
+    bool cm = false;
+    std::uint16_t cm_port = 18616;
+    bool device_given = false;  // -d was given (rdma_cm must use that one)
+    std::string bind;
     std::optional<int> cpu;
     std::uint32_t threads = 1;  // worker threads, each with its own QPs (bw) or pair (ping-pong)
     std::vector<int> cpus;      // their CPUs; empty: chosen (the NIC's NUMA node first)
@@ -62,6 +88,8 @@ struct LinkOptions {
 // scalars), and the server's adoption of the client's (OperationError
 // naming what is malformed or invalid; each test checks its combinations).
 Json common_params(const LinkOptions& o);
+// How the QPs connect, as the params carry it: "rdma_cm (--cm)" or "manual (no --cm)".
+std::string_view connection_name(const LinkOptions& o);
 void adopt_common(LinkOptions& o, const Json& p);
 
 std::string_view op_name(Op op);
@@ -79,6 +107,15 @@ InlineMode inline_from(std::string_view name);
 // UsageError unless the op runs on the transport (IB spec: UC has no RDMA
 // read, UD only sends).
 void check_op_transport(Op op, ibv_qp_type type);
+
+// UsageError unless an atomic op's sizes are all 8 bytes (its operand).
+void check_atomic_sizes(const LinkOptions& o);
+// UsageError when the device is an iWARP one and the QPs would connect by
+// hand: iWARP QPs connect only through rdma_cm (--cm).
+void check_iwarp(const LinkOptions& o);
+// UsageError when --op fadd|cas and the device does no atomics
+// (atomic_cap ATOMIC_NONE), naming it (the device preflight opened).
+void check_atomic_cap(const LinkOptions& o);
 
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
@@ -103,8 +140,36 @@ net::Exchange open_exchange(const LinkOptions& o, std::string_view test, const J
 // TimeoutError's text), so the sizes measured before stay the report.
 std::string barrier_failure(net::Exchange& ex);
 
+// UsageError when --pkey-index is past the port's P_Key table or names an
+// empty entry, naming the table (the device preflight opened, o.opened).
+void check_pkey_index(const LinkOptions& o);
+
 // The resources of one QP for a test whose largest message is `largest`.
 verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest);
+
+// rdma_cm's side of a test (--cm), started before any network step but
+// address resolution: a client resolves its first QP's address and route
+// (ADDR_ERROR and ROUTE_ERROR named here), a server binds and listens.
+// -d must be the device rdma_cm chose (UsageError naming both); without
+// -d, o.device becomes it. Null without --cm.
+struct CmStart {
+    std::unique_ptr<verbs::CmSide> side;
+    verbs::CmId first;  // a client's first QP's ID, resolved
+    bool device_changed = false;  // o.device is now rdma_cm's: check it again
+};
+CmStart cm_start(LinkOptions& o);
+// The header's rdma_cm events: the first QP's, up to ESTABLISHED.
+void fill_cm_events(report::LinkHeader& h, const CmStart& cm);
+
+// The side's `n` QPs made with `setup` and connected to the peer's `n`:
+// by hand (all made, the endpoints swapped, each moved to RTS), or through
+// rdma_cm (a client makes and connects each in turn, a server makes each
+// on the device its connect request came through and accepts it; then
+// the endpoints are swapped for the peers' buffers). `largest`: UD's
+// messages must fit the path MTU.
+std::vector<std::unique_ptr<verbs::LinkResources>> connected_qps(const LinkOptions& o, const verbs::LinkSetup& setup,
+                                                                 std::uint32_t n, std::uint32_t largest,
+                                                                 net::Exchange& ex, CmStart& cm);
 // UsageError when a UD message would not fit the path MTU.
 void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::uint32_t largest);
 
@@ -119,7 +184,7 @@ void set_common_run(Run& run, const LinkOptions& o, std::uint32_t size, const ve
     if (o.duration_s)
         run.duration = std::chrono::nanoseconds(static_cast<std::int64_t>(*o.duration_s * 1e9));
     run.warmup = o.warmup;
-    run.use_inline = o.inline_mode != InlineMode::off && size <= res.granted_inline() && o.op != Op::read;
+    run.use_inline = o.inline_mode != InlineMode::off && size <= res.granted_inline() && !one_sided(o.op);
     run.silence_limit = o.timeout;
 }
 

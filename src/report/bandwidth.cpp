@@ -87,6 +87,8 @@ Json to_json(const SideStats& s)
                {"aborted", s.aborted}};
     if (s.aborted)
         j["abort_reason"] = s.abort_reason;
+    if (s.atomic_counter)
+        j["atomic_counter"] = *s.atomic_counter;
     if (!s.threads.empty()) {
         Json threads = Json::array();
         for (const auto& t : s.threads)
@@ -111,6 +113,8 @@ SideStats side_stats_from_json(const Json& j)
         s.verify_failed = j.at("verify_failed").get<bool>();
         s.aborted = j.at("aborted").get<bool>();
         s.abort_reason = j.value("abort_reason", "");
+        if (j.contains("atomic_counter"))
+            s.atomic_counter = j.at("atomic_counter").get<std::uint64_t>();
         if (j.contains("threads"))
             for (const auto& t : j.at("threads"))
                 s.threads.push_back(thread_from_json(t));

@@ -50,6 +50,9 @@ struct SideStats {
     bool verify_failed = false;
     bool aborted = false;
     std::string abort_reason;
+    // --op fadd|cas, a target: its QPs' counters after the size, summed (the
+    // poster compares them with the atomics it completed).
+    std::optional<std::uint64_t> atomic_counter;
 };
 
 Json to_json(const SideStats& s);

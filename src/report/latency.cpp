@@ -79,6 +79,8 @@ Json to_json(const LatencyStats& s)
     j["period"] = spread_json(s.period);
     if (s.aborted)
         j["abort_reason"] = s.abort_reason;
+    if (s.atomic_counter)
+        j["atomic_counter"] = *s.atomic_counter;
     if (!s.histogram.empty()) {
         Json rows = Json::array();
         for (const auto& b : s.histogram)
@@ -107,6 +109,8 @@ LatencyStats latency_stats_from_json(const Json& j)
         s.seconds = j.at("seconds").get<double>();
         s.aborted = j.at("aborted").get<bool>();
         s.abort_reason = j.value("abort_reason", "");
+        if (j.contains("atomic_counter"))
+            s.atomic_counter = j.at("atomic_counter").get<std::uint64_t>();
         if (j.contains("period"))
             s.period = spread_from_json(j.at("period"));
         if (j.contains("threads"))

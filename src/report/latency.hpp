@@ -46,6 +46,9 @@ struct LatencyStats {
     std::vector<LatencyStats> threads;
     std::uint32_t thread = 0;
     int cpu = -1;
+    // --op fadd|cas, the server: what its counters (the first 8 bytes of
+    // each pair's buffer, zeroed before the size) held after it, summed.
+    std::optional<std::uint64_t> atomic_counter;
     double messages_per_s() const { return seconds > 0 ? static_cast<double>(samples) / seconds : 0.0; }
     Spread round_trip() const
     {
@@ -75,6 +78,13 @@ LatencyStats latency_stats_from_json(const Json& j);  // throws OperationError o
 struct SizeResult {
     LatencyStats local;
     std::optional<LatencyStats> peer;
+    // --op fadd|cas, the client: the atomics its pairs completed (warm-up
+    // included), which the server's counter must equal (each landed once).
+    std::optional<std::uint64_t> atomic_expected;
+    bool atomic_ok() const
+    {
+        return !atomic_expected || (peer && peer->atomic_counter == atomic_expected);
+    }
 };
 
 struct PingPongReport : LinkHeader {
@@ -95,10 +105,14 @@ struct PingPongReport : LinkHeader {
     // The peer's run failed or stalled first and said why (its "stalled"
     // message): the test could not run (exit 1).
     bool peer_gave_up = false;
+    // --op fadd|cas: a size's remote counter is not what the client's
+    // completed atomics leave (exit 1).
+    bool atomic_mismatch = false;
 
-    // The server of a read test only keeps its QP up: the client's reads are
-    // answered by the server's NIC, so the server has no figures to report.
-    bool server_measures() const { return op != "read"; }
+    // The server of a read or atomic test only keeps its QP up: the client's
+    // reads and atomics are answered by the server's NIC, so the server has
+    // no figures to report.
+    bool server_measures() const { return one_way; }
 };
 
 }  // namespace qps::report

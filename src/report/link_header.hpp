@@ -9,6 +9,13 @@
 
 namespace qps::report {
 
+// One rdma_cm event of the first QP's connection, as it came.
+struct CmEventRow {
+    std::string event;   // "ROUTE_RESOLVED"
+    std::string status;  // "0", "-110 (ETIMEDOUT)"
+    double ms = 0;       // after its step began
+};
+
 struct LinkHeader {
     std::string role;  // "client" or "server"
     std::string peer;  // host:port of the other side
@@ -26,6 +33,16 @@ struct LinkHeader {
     std::uint64_t iterations = 0, warmup = 0;
     std::optional<double> duration_s;
     std::string clock_source;
+    // How the QPs connected: "manual" (endpoints over TCP, modify to RTS)
+    // or "rdma_cm"; with rdma_cm its addresses and the first QP's events.
+    std::string connection = "manual";
+    std::string cm_local, cm_remote;
+    std::vector<CmEventRow> cm_events;
+    // The traffic class the QPs send with (RoCE v2: the IP TOS byte).
+    std::uint32_t traffic_class = 0;
+    std::uint32_t sl = 0, flow_label = 0, pkey_index = 0;
+    // RC: RNR retries and the RNR NAK timer code.
+    std::optional<std::uint32_t> rnr_retry, min_rnr_timer;
     std::uint32_t threads = 1;  // --threads: ping-pong's pairs at once, bw's worker threads
     std::vector<int> cpus;      // this side's threads' CPUs (--cpus), or -c
 };

@@ -40,7 +40,26 @@ LinkResources::LinkResources(const LinkSetup& setup) : setup_(setup)
     device_ = setup.opened ? setup.opened : open_shared_device(setup.device);
     setup_.opened.reset();  // the device is held once, in device_
     device_name_ = device_->name;
-    ibv_context* const ctx = device_->ctx.get();
+    create(device_->ctx.get());
+}
+
+LinkResources::LinkResources(const LinkSetup& setup, CmId& id) : setup_(setup), cm_(std::move(id))
+{
+    setup_.opened.reset();
+    device_name_ = cm_device_name(cm_.get());
+    setup_.port = cm_->port_num;
+    try {
+        create(cm_->verbs);
+    } catch (...) {
+        id = std::move(cm_);  // the caller's again; the objects made on it go first
+        throw;
+    }
+}
+
+void LinkResources::create(ibv_context* const ctx)
+{
+    ctx_ = ctx;
+    const LinkSetup& setup = setup_;
     ibv_device_attr da{};
     if (int rc = ibv_query_device(ctx, &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
@@ -53,7 +72,12 @@ LinkResources::LinkResources(const LinkSetup& setup) : setup_(setup)
         throw OperationError(fmt::format("{} port {} is not ACTIVE; 'qpscope ports -d {}' shows why", device_name_,
                                          setup.port, device_name_));
 
-    gid_ = choose_gid(ctx, setup.port, setup.gid_index, setup.gid_kinds);
+    if (cm_) {
+        gid_.found = true;  // rdma_cm's choice, read once connected (cm_established)
+        gid_.why = "chosen by rdma_cm for the route's source address";
+    } else {
+        gid_ = choose_gid(ctx, setup.port, setup.gid_index, setup.gid_kinds);
+    }
     if (setup.gid_index && !gid_.found)
         throw UsageError(fmt::format("--gid-index {} is not a valid GID entry of {} port {}", *setup.gid_index,
                                      device_name_, setup.port));
@@ -74,7 +98,8 @@ LinkResources::LinkResources(const LinkSetup& setup) : setup_(setup)
     if (!buffer_)
         throw SystemError(fmt::format("aligned_alloc({} bytes)", pinned_bytes(2 * half_)), ENOMEM);
     mr_.reset(ibv_reg_mr(pd_.get(), buffer_.get(), 2 * half_,
-                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
+                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                             (setup.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0)));
     if (!mr_)
         throw SystemError(fmt::format("ibv_reg_mr({} bytes)", 2 * half_), errno,
                           "is the locked-memory limit (ulimit -l) too low?");
@@ -89,13 +114,20 @@ LinkResources::LinkResources(const LinkSetup& setup) : setup_(setup)
     init.cap.max_send_sge = 1;
     init.cap.max_recv_sge = 1;
     init.cap.max_inline_data = setup.max_inline;
-    qp_.reset(ibv_create_qp(pd_.get(), &init));
+    // rdma_create_qp keeps the QP on the ID (rdma_connect and rdma_accept
+    // move it to RTS) and moves it to INIT.
+    const auto make = [&] {
+        if (!cm_)
+            return ibv_create_qp(pd_.get(), &init);
+        return rdma_create_qp(cm_.get(), pd_.get(), &init) == 0 ? cm_->qp : nullptr;
+    };
+    qp_.reset(make());
     if (!qp_ && setup.max_inline) {  // inline refused: run without it
         init.cap.max_inline_data = 0;
-        qp_.reset(ibv_create_qp(pd_.get(), &init));
+        qp_.reset(make());
     }
     if (!qp_)
-        throw SystemError(fmt::format("ibv_create_qp({})", device_name_), errno,
+        throw SystemError(fmt::format("{}({})", cm_ ? "rdma_create_qp" : "ibv_create_qp", device_name_), errno,
                           "'qpscope qp create' with the same depths names the cap the device refuses");
     granted_inline_ = init.cap.max_inline_data;
 
@@ -118,7 +150,7 @@ LinkResources::LinkResources(const LinkSetup& setup) : setup_(setup)
 ibv_port_attr LinkResources::port_attr() const
 {
     ibv_port_attr pa{};
-    if (int rc = ibv_query_port(device_->ctx.get(), setup_.port, &pa); rc != 0)
+    if (int rc = ibv_query_port(ctx_, setup_.port, &pa); rc != 0)
         throw SystemError(fmt::format("ibv_query_port({}, {})", device_name_, setup_.port), rc);
     return pa;
 }
@@ -131,6 +163,50 @@ std::string LinkResources::address_passed(const net::Endpoint& peer) const
                            v4 ? " " + *v4 : std::string());
     };
     return fmt::format("sgid_index {} = {}, dgid {}", local_.gid_index, with_ipv4(local_.gid), with_ipv4(peer.gid));
+}
+
+rdma_conn_param LinkResources::cm_param(const rdma_conn_param* theirs) const
+{
+    rdma_conn_param p{};
+    p.responder_resources = dest_rd_atomic_;
+    p.initiator_depth = rd_atomic_;
+    if (theirs) {  // accepting: serve no more than the client initiates, and the other way round
+        p.responder_resources = std::min(p.responder_resources, theirs->initiator_depth);
+        p.initiator_depth = std::min(p.initiator_depth, theirs->responder_resources);
+    }
+    p.retry_count = setup_.retry_cnt;
+    p.rnr_retry_count = setup_.rnr_retry;
+    return p;
+}
+
+void LinkResources::cm_established()
+{
+    // rdma_cm has no option for the RNR NAK timer: RTS -> RTS may change it.
+    if (setup_.min_rnr_timer != link_min_rnr_timer) {
+        ibv_qp_attr rts{};
+        rts.min_rnr_timer = setup_.min_rnr_timer;
+        if (int rc = ibv_modify_qp(qp_.get(), &rts, IBV_QP_MIN_RNR_TIMER); rc != 0)
+            throw SystemError(fmt::format("ibv_modify_qp({:#x} RTS -> RTS, min_rnr_timer {})", qp_->qp_num,
+                                          setup_.min_rnr_timer),
+                              rc, verb_failure_hint("modify_qp", rc, "", ""));
+    }
+    ibv_qp_attr attr{};
+    ibv_qp_init_attr init{};
+    if (int rc = ibv_query_qp(qp_.get(), &attr, IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_MAX_QP_RD_ATOMIC, &init); rc != 0)
+        throw SystemError(fmt::format("ibv_query_qp({:#x})", qp_->qp_num), rc);
+    local_.mtu = 128u << attr.path_mtu;
+    rd_atomic_ = static_cast<std::uint8_t>(std::max<int>(attr.max_rd_atomic, 1));
+    if (attr.ah_attr.is_global) {
+        ibv_gid gid{};
+        if (ibv_query_gid(ctx_, setup_.port, attr.ah_attr.grh.sgid_index, &gid) == 0) {
+            std::memcpy(gid_.gid.data(), gid.raw, 16);
+            local_.gid = gid_.gid;
+        }
+        gid_.index = attr.ah_attr.grh.sgid_index;
+        local_.gid_index = gid_.index;
+        traffic_class_ = attr.ah_attr.grh.traffic_class;
+    }
+    gid_.why = fmt::format("chosen by rdma_cm: the GID of {}", cm_address_text(rdma_get_local_addr(cm_.get())));
 }
 
 std::string verb_failure_hint(std::string_view verb, int err, const std::string& passed, std::string_view otherwise)
@@ -169,9 +245,11 @@ void LinkResources::connect(const net::Endpoint& peer)
     const bool global = !decode::gid_is_zero(peer.gid);
     qp::ModifyRequest given;
     given.port = setup_.port;
-    given.pkey_index = 0;
+    given.pkey_index = setup_.pkey_index;
+    given.sl = setup_.sl;
     given.qkey = ud_qkey;
-    given.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+    given.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                   (setup_.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
     given.dest_qpn = peer.qpn;
     given.rq_psn = peer.psn;
     given.sq_psn = local_.psn;
@@ -182,6 +260,8 @@ void LinkResources::connect(const net::Endpoint& peer)
         given.hop_limit = 64;
         if (setup_.traffic_class)
             given.traffic_class = setup_.traffic_class;
+        if (setup_.flow_label)
+            given.flow_label = setup_.flow_label;
     }
     // The exchange admits 1..255 only; a peer of another path is held to it.
     rd_atomic_ = static_cast<std::uint8_t>(
@@ -190,8 +270,8 @@ void LinkResources::connect(const net::Endpoint& peer)
     given.max_dest_rd_atomic = dest_rd_atomic_;
     given.timeout = setup_.ack_timeout;
     given.retry_cnt = setup_.retry_cnt;
-    given.rnr_retry = 7;
-    given.min_rnr_timer = 12;
+    given.rnr_retry = setup_.rnr_retry;
+    given.min_rnr_timer = setup_.min_rnr_timer;
     if (global)
         check_gid_families(peer);
     // The exchange admits only the five MTUs; 256 if a peer of another path sent another.
@@ -217,12 +297,14 @@ void LinkResources::connect(const net::Endpoint& peer)
         ibv_ah_attr ah{};
         ah.dlid = peer.lid;
         ah.port_num = setup_.port;
+        ah.sl = setup_.sl;
         if (global) {
             ah.is_global = 1;
             std::memcpy(ah.grh.dgid.raw, peer.gid.data(), 16);
             ah.grh.sgid_index = static_cast<std::uint8_t>(local_.gid_index);
             ah.grh.hop_limit = 64;
             ah.grh.traffic_class = setup_.traffic_class;
+            ah.grh.flow_label = setup_.flow_label;
         }
         ah_.reset(ibv_create_ah(pd_.get(), &ah));
         if (!ah_) {

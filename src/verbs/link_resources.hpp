@@ -16,6 +16,7 @@
 
 #include "src/net/endpoint.hpp"
 #include "src/qp/attributes.hpp"
+#include "src/verbs/cm.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/gid_choice.hpp"
 #include "src/verbs/handles.hpp"
@@ -41,6 +42,16 @@ struct LinkSetup {
     // An RC QP's local ACK timeout code and transport retry count.
     std::uint8_t ack_timeout = 14;
     std::uint8_t retry_cnt = 7;
+    // The address vector's service level and flow label, the P_Key index,
+    // and an RC QP's RNR retries (7: forever) and RNR NAK timer code.
+    std::uint8_t sl = 0;
+    std::uint32_t flow_label = 0;
+    std::uint16_t pkey_index = 0;
+    std::uint8_t rnr_retry = 7;
+    std::uint8_t min_rnr_timer = 12;
+    // The peer may run atomics on this side's buffer (--op fadd|cas): the
+    // MR and the QP grant remote atomic access.
+    bool atomics = false;
     // A client: the GID kinds that reach its destination, most wanted first
     // (health::gid_kinds_for); the GID choice prefers them. Empty: no preference.
     std::vector<decode::GidKind> gid_kinds;
@@ -63,11 +74,27 @@ class LinkResources {
 public:
     // Opens the device, creates everything, moves the QP to INIT.
     explicit LinkResources(const LinkSetup& setup);
+    // The same on the device rdma_cm bound `id` to (its port; the GID and
+    // the path are rdma_cm's): the QP made with rdma_create_qp, then
+    // connected by rdma_connect / rdma_accept, then cm_established().
+    // Takes `id` only when it succeeds (a server can still reject it).
+    LinkResources(const LinkSetup& setup, CmId& id);
     // INIT -> RTR -> RTS towards the peer (UD: RTR/RTS and an address handle).
     void connect(const net::Endpoint& peer);
     // "sgid_index 1 = <gid> (IPv4 192.0.2.1), dgid <gid> (...)": the address
     // attributes connect() passes towards `peer`.
     std::string address_passed(const net::Endpoint& peer) const;
+
+    // rdma_cm: what this side offers in a connect request or an accept
+    // (reads in flight each way, retry counts); `theirs` is the request's,
+    // when accepting.
+    rdma_conn_param cm_param(const rdma_conn_param* theirs = nullptr) const;
+    // rdma_cm, once ESTABLISHED: this side's endpoint as the QP has it (the
+    // GID rdma_cm chose, the path MTU, reads in flight).
+    void cm_established();
+    // rdma_cm: the peer's endpoint (its buffer, for RDMA ops and the report).
+    void cm_peer(const net::Endpoint& peer) { remote_ = peer; }
+    rdma_cm_id* cm_id() const { return cm_.get(); }
 
     const net::Endpoint& local() const { return local_; }
     const GidChoice& gid() const { return gid_; }
@@ -85,12 +112,17 @@ public:
     const std::string& device_name() const { return device_name_; }
     ibv_port_attr port_attr() const;
     // The path MTU connect() set: the lower of both sides' (bytes).
-    std::uint32_t path_mtu_bytes() const { return std::min(local_.mtu, remote_.mtu); }
+    std::uint32_t path_mtu_bytes() const { return cm_ ? local_.mtu : std::min(local_.mtu, remote_.mtu); }
     // RDMA reads (and atomics) this side keeps in flight once connected:
     // this device's initiator limit or the peer's responder limit, the lower.
     std::uint8_t reads_in_flight() const { return rd_atomic_; }
+    // rdma_cm: the traffic class the QP's path has (cm_established); else
+    // what this side asked for.
+    std::uint8_t traffic_class() const { return cm_ ? traffic_class_ : setup_.traffic_class; }
 
 private:
+    // Everything on the opened context (both constructors).
+    void create(ibv_context* ctx);
     // OperationError when this side's GID and the peer's are of different IP
     // families on RoCE (IPv4-mapped against IPv6), before any verb sees them.
     void check_gid_families(const net::Endpoint& peer) const;
@@ -98,7 +130,9 @@ private:
     LinkSetup setup_;
     std::string device_name_;
     GidChoice gid_;
+    CmId cm_;              // rdma_cm: the ID, and through it the context; destroyed last
     SharedDevice device_;  // before the objects made on it: closed after them
+    ibv_context* ctx_ = nullptr;  // device_'s or cm_'s
     ProtectionDomain pd_;
     CompletionQueue send_cq_, recv_cq_;
     PageBuffer buffer_;  // page-aligned, zeroed
@@ -112,6 +146,7 @@ private:
     // device's limit (announced in the endpoint). Both capped at 255, the
     // width of the QP attribute.
     std::uint8_t rd_atomic_ = 1, dest_rd_atomic_ = 1;
+    std::uint8_t traffic_class_ = 0;
     net::Endpoint local_;   // what the peer needs to reach this side (mtu: this side's wish)
     net::Endpoint remote_;  // the peer's, once connected
 };
@@ -121,6 +156,9 @@ private:
 // (7: rxe and others then retry forever).
 inline constexpr int link_ack_timeout_code = 14;
 inline constexpr int link_retry_cnt = 7;
+// RNR: retry forever (7), and a receiver out of receives asks for 0.64 ms (code 12).
+inline constexpr int link_rnr_retry = 7;
+inline constexpr int link_min_rnr_timer = 12;
 
 // The GRH a UD receive buffer starts with.
 inline constexpr std::uint32_t ud_grh_bytes = 40;

@@ -90,6 +90,9 @@ struct BwResult {
     bool peer_lost = false;         // the peer went silent (no heartbeat): nobody to swap counts with
     bool halted = false;            // ended because a sibling thread did (bw --threads)
     SpanTrace tx_trace, rx_trace;   // bw --threads only
+    // Send WRs completed on every lane, warm-up and cool-down included (the
+    // atomics' count, which the target's counters must show).
+    std::uint64_t sends_completed = 0;
 };
 
 // Receive WRs for the send op: called once after connect, before the first

@@ -46,6 +46,7 @@ BwResult total_of(const std::vector<BwResult>& results, const BwRun& run, const 
         total.cpu.user_s += r.cpu.user_s;
         total.cpu.sys_s += r.cpu.sys_s;
         total.cpu.wall_s = std::max(total.cpu.wall_s, r.cpu.wall_s);
+        total.sends_completed += r.sends_completed;
     }
     if (run.sends)
         total.tx = aggregate(tx, ticks_per_s);

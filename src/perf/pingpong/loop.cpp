@@ -219,13 +219,19 @@ template <Op op>
             marker = next_marker(marker);
             *h.mark_out = marker;
         }
+        if constexpr (op == Op::cas) {  // the value the previous one left, one more: all N succeed
+            h.signalled->wr.atomic.compare_add = i;
+            h.signalled->wr.atomic.swap = i + 1;
+        }
         const std::uint64_t t0 = Clock::read(h.tsc);
-        post_send(h.qp, op == Op::read || i % signal_every == 0 ? h.signalled : h.silent);
+        post_send(h.qp, one_sided(op) || i % signal_every == 0 ? h.signalled : h.silent);
         bool ok;
         if constexpr (op == Op::write)
             ok = wait_marker(h.mark_in, marker, l, i);
+        else if constexpr (one_sided(op))
+            ok = wait_cq(h.send_cq, op == Op::read ? "an RDMA read" : "an atomic", l, i);
         else
-            ok = wait_cq(op == Op::read ? h.send_cq : h.recv_cq, op == Op::read ? "an RDMA read" : "a receive", l, i);
+            ok = wait_cq(h.recv_cq, "a receive", l, i);
         const std::uint64_t t_reply = Clock::read(h.tsc);
         if (!ok) [[unlikely]]
             break;
@@ -237,7 +243,7 @@ template <Op op>
         cur += 2;
         if constexpr (op == Op::send)
             post_recv(h.qp, h.recv);
-        if constexpr (op != Op::read)
+        if constexpr (!one_sided(op))
             if (i % signal_every == 0)
                 reap_sends(h.send_cq);
         if (i == h.warmup) [[unlikely]] {
@@ -321,6 +327,8 @@ namespace hot {
     case Op::send: return client_iterations<Op::send>(l);
     case Op::write: return client_iterations<Op::write>(l);
     case Op::read: return client_iterations<Op::read>(l);
+    case Op::fadd: return client_iterations<Op::fadd>(l);
+    case Op::cas: return client_iterations<Op::cas>(l);
     }
 }
 
@@ -329,7 +337,9 @@ namespace hot {
     switch (l.run.op) {
     case Op::send: return server_iterations<Op::send>(l);
     case Op::write: return server_iterations<Op::write>(l);
-    case Op::read: return;  // serve_read
+    case Op::read:
+    case Op::fadd:
+    case Op::cas: return;  // serve_read
     }
 }
 
@@ -346,13 +356,13 @@ void prepost_receives(verbs::LinkResources& res, std::uint32_t size)
 
 LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun& run, const Clock& clock)
 {
-    if (run.op == Op::read && role == Role::server)
+    if (one_sided(run.op) && role == Role::server)
         return serve_read(run);
 
     const bool client = role == Role::client;
     const double ns_per_tick = 1.0 / clock.info().ticks_per_ns;
     // One-way latency is half the round trip for ping-pong ops.
-    const double scale = ns_per_tick * (run.op != Op::read ? 0.5 : 1.0);
+    const double scale = ns_per_tick * (one_sided(run.op) ? 1.0 : 0.5);
     const std::uint64_t total = run.duration ? std::numeric_limits<std::uint64_t>::max() : run.warmup + run.iterations;
     std::uint64_t duration_ticks = 0;
     if (run.duration)

@@ -237,6 +237,18 @@ run "$q" --json path 127.0.0.1 -d rxe0 -p 18699 --timeout 1   # nobody serves th
 expect_rc 3; expect_valid error
 expect_true "kind timeout, command path" test "$(sch_jq '.error.kind')/$(sch_jq '.command')" = timeout/path
 
+case_ "schemas: cm list, empty and with perftest's rdma_cm listener"
+run "$q" --json cm list
+expect_rc 0; expect_valid cm-list
+timeout 30 ib_send_lat -R -n 5 >/dev/null 2>&1 &
+sch_cm=$!
+eventually 30 bash -c 'rdma resource show cm_id | grep -q "state LISTEN"' || bad "ib_send_lat -R did not listen within 30 s"
+run "$q" --json cm list --state listening
+expect_rc 0; expect_valid cm-list
+expect_true "its listener is listed" test "$(sch_jq '[.cm_ids[] | .comm] | index("ib_send_lat")')" != null
+kill "$sch_cm" 2>/dev/null; wait "$sch_cm" 2>/dev/null
+eventually 10 bash -c '! pgrep -x ib_send_lat' || bad "ib_send_lat still runs 10 s after its kill"
+
 case_ "schemas: doctor, healthy and failing"
 run timeout 120 "$q" --json doctor
 expect_rc 0; expect_valid doctor

@@ -148,3 +148,39 @@ TEST_CASE("explain --log: a line with bytes that are not UTF-8 is named, and it 
     CHECK(r.attributed_lines() == 3);
     CHECK(r.lines[2].found.at(0).explanation.name == "REM_ACCESS_ERR");
 }
+
+TEST_CASE("explain --log: rdma_cm lines give the event and its status: a reject reason or an errno")
+{
+    // rping: the status of REJECTED is the reject reason; of the other failures an errno.
+    const auto rej = explain::attribute_line("cma event RDMA_CM_EVENT_REJECTED, error 8");
+    REQUIRE(rej.size() == 2);
+    CHECK(rej[0].explanation.topic == "cm-event");
+    CHECK(rej[0].explanation.name == "REJECTED");
+    CHECK(rej[1].explanation.topic == "cm-reject");
+    CHECK(rej[1].explanation.name == "INVALID_SERVICE_ID");
+    CHECK(rej[1].pattern == "cm-event-rejected");
+    const auto unreach = explain::attribute_line("cma event RDMA_CM_EVENT_UNREACHABLE, error -110");
+    std::set<std::string> topics;
+    for (const auto& a : unreach)
+        topics.insert(a.explanation.topic + ":" + a.explanation.name);
+    CHECK(topics == std::set<std::string>{"cm-event:UNREACHABLE", "errno:ETIMEDOUT"});
+    // The kernel's rdma_event_msg() words and the number beside them are one value.
+    const auto words = explain::attribute_line("[ 1400.000003] nvme nvme0: rejected (8): status 28 id 00000000b1d2c3e4");
+    REQUIRE(words.size() == 2);
+    CHECK(words[0].pattern == "kernel-cm-event-words");
+    CHECK(words[0].explanation.raw == 8);
+    CHECK(words[1].explanation.name == "CONSUMER_DEFINED");
+    // iWARP's reject is an errno, not a reason.
+    const auto iw = explain::attribute_line("nvme nvme1: Connect rejected: status -111 (refused by remote application).");
+    REQUIRE(iw.size() == 1);
+    CHECK(iw[0].explanation.topic == "errno");
+    CHECK(iw[0].explanation.name == "ECONNREFUSED");
+    // Lustre's names with a space.
+    const auto lustre = explain::attribute_line(
+        "LNet: 4242:0:(o2iblnd_cb.c:3399:kiblnd_cm_callback()) 10.0.0.2@o2ib: CONNECT ERROR -22 cm_id "
+        "00000000c0ffee00 conn 00000000deadbeef state: 1");
+    REQUIRE(lustre.size() == 2);
+    CHECK(lustre[0].explanation.name == "CONNECT_ERROR");
+    CHECK(lustre[0].source == "Lustre o2iblnd");
+    CHECK(lustre[1].explanation.name == "EINVAL");
+}

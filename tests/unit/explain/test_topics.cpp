@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <string>
 
+#include "src/decode/cm.hpp"
 #include "src/decode/device.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
@@ -147,7 +148,7 @@ TEST_CASE("explain: one-line errors for an unknown topic, name or value")
                    "unknown wc-status 'RETRY_EXC_ER': did you mean 'RETRY_EXC_ERR'?"));
     CHECK(contains(thrown<UsageError>([] { explain::explain("mtu", "1500"); }), "valid: 1-5, or 256"));
     CHECK(contains(thrown<UsageError>([] { explain::explain("timeout", "2 days"); }), "timeout '2 days'"));
-    CHECK(explain::topics().size() == 22);
+    CHECK(explain::topics().size() == 24);
 }
 
 TEST_CASE("explain wc-status: the checks are qp query's, most likely first")
@@ -242,4 +243,70 @@ TEST_CASE("explain: value_names offers every enumerated topic's names")
     CHECK(explain::value_names("timeout").empty());
     for (const auto& t : explain::topics())
         CHECK_NOTHROW(explain::value_names(t.name));
+}
+
+TEST_CASE("explain cm-event: by number, name (with or without RDMA_CM_EVENT_) or the kernel's words")
+{
+    check_both_ways("cm-event", decode::cm_events());
+    CHECK(explain::explain("cm-event", "rdma_cm_event_addr_error").raw == 1);
+    CHECK(explain::explain("cm-event", "RDMA_CM_EVENT_REJECTED").name == "REJECTED");
+    CHECK(explain::explain("cm-event", "0x7").name == "UNREACHABLE");
+    // rdma_event_msg()'s words, as nvme-rdma and iSER print them ("route resolved " ends in a space in cma.c).
+    CHECK(explain::explain("cm-event", "address error").raw == 1);
+    CHECK(explain::explain("cm-event", "Route Resolved ").raw == 2);
+    CHECK(explain::explain("cm-event", "timewait exit").raw == 15);
+    // Lustre's o2iblnd writes names with a space.
+    CHECK(explain::explain("cm-event", "CONNECT ERROR").raw == 6);
+    CHECK(explain::explain("cm-event", "address error").number == "1");
+    CHECK(explain::explain("cm-event", "1").number.empty());
+    CHECK(contains(thrown<UsageError>([] { explain::explain("cm-event", "20"); }),
+                   "cm-event '20': not a known value; valid: 0-19"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("cm-event", "-1"); }), "cm-event '-1'"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("cm-event", "adr_error"); }),
+                   "did you mean 'ADDR_ERROR'?"));
+}
+
+TEST_CASE("explain cm-event: the meaning, whether it is a failure, the kernel's words and the table's checks")
+{
+    const auto e = explain::explain("cm-event", "ADDR_ERROR");
+    CHECK(fact_of(e, "meaning") == decode::find_cm_event(1)->meaning);
+    CHECK(contains(fact_of(e, "failure"), "yes"));
+    CHECK(fact_of(e, "kernel_words") == "\"address error\" (rdma_event_msg)");
+    REQUIRE_FALSE(e.checks.empty());
+    CHECK(contains(e.checks.front(), "ARP/ND"));
+    for (const auto& c : e.checks) {
+        CHECK_FALSE(c.empty());
+        CHECK(c.front() != ' ');  // "; " between the table's items
+    }
+    const auto ok = explain::explain("cm-event", "ESTABLISHED");
+    CHECK(ok.checks.empty());
+    CHECK(fact_of(ok, "failure") == "no");
+    CHECK(fact_of(explain::explain("cm-event", "ADDRINFO_ERROR"), "kernel_words") == "<no fact kernel_words>");
+}
+
+TEST_CASE("explain cm-reject: by number or name (with or without IB_CM_REJ_), and the event that carries it")
+{
+    check_both_ways("cm-reject", decode::cm_rejects());
+    CHECK(explain::explain("cm-reject", "ib_cm_rej_invalid_service_id").raw == 8);
+    CHECK(explain::explain("cm-reject", "CONSUMER_DEFINED").number == "28");
+    const auto r = explain::explain("cm-reject", "28");
+    CHECK(r.name == "CONSUMER_DEFINED");
+    CHECK(fact_of(r, "meaning") == decode::find_cm_reject(28)->meaning);
+    CHECK(contains(fact_of(r, "event"), "RDMA_CM_EVENT_REJECTED (8), status = 28"));
+    CHECK(contains(fact_of(r, "event"), "iWARP"));
+    CHECK_FALSE(r.checks.empty());
+    CHECK(explain::explain("cm-reject", "NO_EEC").checks.empty());
+    CHECK(contains(thrown<UsageError>([] { explain::explain("cm-reject", "34"); }),
+                   "cm-reject '34': not a known value; valid: 1-33 or 35"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("cm-reject", "0"); }), "valid: 1-33 or 35"));
+    CHECK(contains(thrown<UsageError>([] { explain::explain("cm-reject", "INVALID_SERVICE"); }),
+                   "did you mean 'INVALID_SERVICE_ID'?"));
+}
+
+TEST_CASE("explain: value_names offers the cm tables' names")
+{
+    CHECK(explain::value_names("cm-event").size() == decode::cm_events().size());
+    CHECK(explain::value_names("cm-event").front() == "ADDR_RESOLVED");
+    CHECK(explain::value_names("cm-reject").size() == decode::cm_rejects().size());
+    CHECK(explain::value_names("cm-reject").back() == "VENDOR_OPTION_NOT_SUPPORTED");
 }

@@ -117,7 +117,7 @@ report::PingPongReport ping_pong(const std::string& op, const std::string& role)
     r.iterations = 100;
     r.one_way = op != "read";
     // The other side's figures arrive over the exchange; a read server's are all zero.
-    report::SizeResult s{stats(64, role == "client" ? 9000 : 0), stats(64, role == "client" ? 0 : 9000)};
+    report::SizeResult s{stats(64, role == "client" ? 9000 : 0), stats(64, role == "client" ? 0 : 9000), std::nullopt};
     r.sizes.push_back(s);
     return r;
 }
@@ -229,7 +229,7 @@ TEST_CASE("v2: ping-pong --op read: no server figures (absent in JSON, a line sa
         CHECK(j["client"][0]["measured_s"] == 0.5);
         const std::string text = text_of([&](Printer& p) { render_ping_pong(r, p); });
         CHECK(text.find("server (" + std::string(role == std::string("server") ? "this side" : "the other side") +
-                        "): no figures: in a read test") != std::string::npos);
+                        "): no figures: in a read or atomic test") != std::string::npos);
         for (const char* figure : {"round trip", "loop period"}) {
             CHECK(text.find(std::string("server (this side), ") + figure) == std::string::npos);
             CHECK(text.find(std::string("server (the other side), ") + figure) == std::string::npos);

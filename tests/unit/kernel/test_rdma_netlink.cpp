@@ -476,6 +476,8 @@ TEST_CASE("rdma_cm IDs: a RES_CM_ID_GET reply as fill_res_cm_id_entry() builds i
     CHECK(out[0].src == "192.0.2.1:18515");
     CHECK(out[0].dst == "[fe80::1]:4791");
     CHECK(out[0].pid == 777u);
+    CHECK(out[0].id == 3u);
     CHECK(cm_state_name(5) == "CONNECT");
-    CHECK(cm_state_name(99) == "UNKNOWN(99)");
+    CHECK(cm_state_name(8) == "LISTEN");
+    CHECK(cm_state_name(99) == "UNKNOWN(0x63)");
 }

@@ -193,9 +193,29 @@ TEST_CASE("test parameters: the server adopts what the client sends; a bad value
         adopt_common(server, p);
         FAIL("accepted");
     } catch (const qps::OperationError& e) {
-        CHECK(std::string(e.what()) == "the peer asked for op 'atomic': this side knows send, write, read");
+        CHECK(std::string(e.what()) == "the peer asked for op 'atomic': this side knows send, write, read, fadd, cas");
     }
     p = common_params(client);
     p["mtu"] = 1000;
     CHECK_THROWS_WITH_AS(adopt_common(server, p), doctest::Contains("MTU of 1000 bytes"), qps::OperationError);
+}
+
+TEST_CASE("the traffic class travels to the server, and the connection mode is named for both sides to compare")
+{
+    LinkOptions client;
+    client.traffic_class = 104;
+    client.cm = true;
+    LinkOptions server;
+    CHECK(common_params(client)["connection"] == "rdma_cm (--cm)");
+    CHECK(common_params(server)["connection"] == "manual (no --cm)");
+    adopt_common(server, common_params(client));
+    CHECK(server.traffic_class == std::optional<std::uint8_t>(104));
+    CHECK_FALSE(server.cm);  // not adopted: each side's own, compared by the exchange
+    LinkOptions plain;
+    adopt_common(plain, common_params(LinkOptions{}));
+    CHECK_FALSE(plain.traffic_class.has_value());  // 0: the QP's default, nothing set
+    auto p = common_params(client);
+    p["tclass"] = 256;
+    CHECK_THROWS_WITH_AS(adopt_common(server, p), doctest::Contains("traffic class 256: valid are 0..255"),
+                         qps::OperationError);
 }

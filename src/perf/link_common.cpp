@@ -319,6 +319,23 @@ void check_pkey_index(const LinkOptions& o)
                                      o.pkey_index, table, be16toh(pkey)));
 }
 
+namespace {
+
+// Where a client's rdma_cm connects, and how its ID is set.
+verbs::CmTarget cm_target(const LinkOptions& o)
+{
+    verbs::CmTarget target;
+    target.host = o.host;
+    target.port = o.cm_port;
+    target.bind = o.bind;
+    target.tos = o.traffic_class;
+    if (o.ack_timeout != verbs::link_ack_timeout_code)
+        target.ack_timeout = o.ack_timeout;
+    return target;
+}
+
+}  // namespace
+
 CmStart cm_start(LinkOptions& o)
 {
     CmStart start;
@@ -327,14 +344,7 @@ CmStart cm_start(LinkOptions& o)
     start.side = std::make_unique<verbs::CmSide>();
     std::string chosen;
     if (!o.host.empty()) {
-        verbs::CmTarget target;
-        target.host = o.host;
-        target.port = o.cm_port;
-        target.bind = o.bind;
-        target.tos = o.traffic_class;
-        if (o.ack_timeout != verbs::link_ack_timeout_code)
-            target.ack_timeout = o.ack_timeout;
-        start.first = start.side->resolve(target);
+        start.first = start.side->resolve(cm_target(o));
         chosen = verbs::cm_device_name(start.first.get());
         if (o.device_given && chosen != o.device)
             throw UsageError(fmt::format("-d {}: rdma_cm routes {} through {} ({}), not -d {}: leave -d out, or give "
@@ -370,16 +380,7 @@ std::vector<std::unique_ptr<verbs::LinkResources>> cm_connected(const LinkOption
     const std::string peer = net::host_of(ex.channel().peer());
     for (std::uint32_t i = 0; i < n; ++i) {
         if (!o.host.empty()) {
-            verbs::CmId id = i == 0 && cm.first ? std::move(cm.first) : [&] {
-                verbs::CmTarget target;
-                target.host = o.host;
-                target.port = o.cm_port;
-                target.bind = o.bind;
-                target.tos = o.traffic_class;
-                if (o.ack_timeout != verbs::link_ack_timeout_code)
-                    target.ack_timeout = o.ack_timeout;
-                return side.resolve(target);
-            }();
+            verbs::CmId id = i == 0 && cm.first ? std::move(cm.first) : side.resolve(cm_target(o));
             auto res = std::make_unique<verbs::LinkResources>(setup, id);
             side.connect(res->cm_id(), res->cm_param(), i, o.timeout, fmt::format("{} port {}", peer, o.cm_port));
             res->cm_established();

@@ -124,7 +124,9 @@ CmSide::Got CmSide::wait(const std::string& step, rdma_cm_id* id, std::chrono::m
             throw SystemError("poll(rdma_cm event channel)", errno);
         if (watch_fd >= 0 && n > 0 && fds[2].revents != 0 && !(fds[0].revents & POLLIN))
             throw OperationError(fmt::format("rdma_cm: {}: the peer ended its side (the TCP exchange closed) while "
-                                             "this side waited for {}: its own report says why",
+                                             "this side waited for {}, none having come: its own report says why; "
+                                             "if it says its connect request went unanswered, the request was lost "
+                                             "on the way here (UDP 4791 dropped on the way or at this host)",
                                              step, waiting_for));
         if (n <= 0 || !(fds[0].revents & POLLIN))
             continue;
@@ -245,8 +247,8 @@ void CmSide::connect(rdma_cm_id* id, rdma_conn_param param, std::uint32_t index,
     } catch (const TimeoutError& e) {
         throw TimeoutError(fmt::format(
             "{}: the connect request went unanswered (neither accepted nor rejected): UDP 4791 dropped on the way "
-            "or at {}, or its qpscope is stopped",
-            e.what(), peer));
+            "or at the server, or its qpscope is stopped",
+            e.what()));
     }
     if (got.event != RDMA_CM_EVENT_ESTABLISHED)
         fail("connecting", towards, got);

@@ -154,7 +154,8 @@ CmSide::Got CmSide::wait(const std::string& step, rdma_cm_id* id, std::chrono::m
 
 void CmSide::fail(const std::string& step, const std::string& towards, const Got& got) const
 {
-    std::string text = fmt::format("rdma_cm: {} {}: {}, status {}", step, towards, event_name(got.event),
+    std::string text = fmt::format("rdma_cm: {} {}: {} after {:.0f} ms, status {}", step, towards,
+                                   event_name(got.event), trace_.empty() ? 0.0 : trace_.back().ms,
                                    cm_status_text(got.event, got.status));
     if (got.event == RDMA_CM_EVENT_REJECTED && got.status > 0) {
         if (const auto* r = decode::find_cm_reject(got.status))

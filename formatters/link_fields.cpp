@@ -19,13 +19,10 @@ void render_link_header(const report::LinkHeader& h, Printer& p)
     if (h.connection == "rdma_cm") {
         p.field("cm_local", "rdma_cm local address", h.cm_local);
         p.field("cm_remote", "rdma_cm remote address", h.cm_remote);
-        ListScope events(p, "cm_events", "rdma_cm events of the first QP");
-        for (const auto& e : h.cm_events) {
-            ObjectScope one(p, "", e.event);
-            p.datum("event", e.event);
-            p.field("status", "status", e.status);
-            p.field("ms", "after (ms)", e.ms);
-        }
+        Table events{{{"event", "EVENT"}, {"status", "STATUS"}, {"ms", "AFTER ms"}}, {}};
+        for (const auto& e : h.cm_events)
+            events.rows.push_back({e.event, e.status, Scaled{e.ms, 1, 1}});
+        p.table("cm_events", "rdma_cm events of the first QP (ms: after its step began)", events);
     }
     p.field("device", "device", h.device);
     p.field("port", "port", u64{h.port});

@@ -170,7 +170,10 @@ sch_pair() {
   while [ "$1" != -- ]; do server_args+=("$1"); shift; done; shift
   "$q" --json "$cmd" -d rxe0 --timeout 20 "${server_args[@]}" >"$log" 2>"$log.err" &
   local server=$!
-  run timeout 180 "$q" --json "$cmd" 127.0.0.1 -d rxe0 --timeout 20 "$@"
+  # rdma_cm (--cm) resolves the address of rxe0's netdev, not loopback.
+  local host=127.0.0.1
+  [[ " $* " == *" --cm "* ]] && host=192.0.2.1
+  run timeout 180 "$q" --json "$cmd" "$host" -d rxe0 --timeout 20 "$@"
   wait "$server"; sch_server_rc=$?
 }
 
@@ -182,6 +185,16 @@ for args in "-n 100 -s 64" "-n 100 -s 2:64 --histogram" "--op read -n 100" "--tr
   expect_true "ping-pong $args: client 0, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 0/0
   expect_valid ping-pong
   expect_valid_file ping-pong "$sch_tmp/server.json"
+done
+
+case_ "schemas: ping-pong and bw connected by rdma_cm (its events in the header), and their atomics' checks"
+for cmd_args in "ping-pong --cm -n 100" "ping-pong --op fadd -n 100" "bw --cm -n 200 -s 4096" "bw --op cas -n 200"; do
+  cmd=${cmd_args%% *} args=${cmd_args#* }
+  # shellcheck disable=SC2086 # $args is a list of options; the server takes --cm too
+  sch_pair "$cmd" "$sch_tmp/server.json" $([[ $args == *--cm* ]] && echo --cm) -- $args
+  expect_true "$cmd_args: client 0, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 0/0
+  expect_valid "$cmd"
+  expect_valid_file "$cmd" "$sch_tmp/server.json"
 done
 
 case_ "schemas: a ping-pong cut short gives a partial report that validates"

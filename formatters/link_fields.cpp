@@ -39,7 +39,8 @@ void render_link_header(const report::LinkHeader& h, Printer& p)
     p.field("flow_label", "flow label", std::uint64_t{h.flow_label});
     p.field("pkey_index", "P_Key index", std::uint64_t{h.pkey_index});
     if (h.reads_in_flight)
-        p.field("reads_in_flight", "RDMA reads (atomics) in flight", u64{*h.reads_in_flight});
+        p.field("reads_in_flight", h.op == "read" ? "RDMA reads in flight" : "RDMA atomics in flight",
+                u64{*h.reads_in_flight});
     if (h.ack_timeout)
         p.field("ack_timeout", "local ACK timeout", decode::local_ack_timeout(static_cast<int>(*h.ack_timeout)));
     if (h.retry_cnt)

@@ -63,7 +63,7 @@ run timeout 120 "$q" ping-pong 127.0.0.1 -d rxe0 --op read -n 100 -s 64 --timeou
 wait "$server"
 expect_rc 0
 expect_out_has "client (this side), round trip"
-expect_out_has "server (the other side): no figures: in a read test"
+expect_out_has "server (the other side): no figures: in a read or atomic test"
 expect_true "no server table on the client" bash -c '! grep -q "server (the other side), \(round trip\|loop period\)" <<<"$1"' _ "$out"
 expect_true "the server says so too, and shows the client's figures" \
   bash -c 'grep -q "server (this side): no figures" "$1" && grep -q "client (the other side), round trip" "$1" && ! grep -q "server (this side), round trip" "$1"' _ "$server_log"

@@ -77,13 +77,13 @@ cml_connected() { [ "$(rdma -j resource show cm_id | jq '[.[] | select(.state ==
 # While the pair runs (its 30 s include the emulator's slow starts), only
 # read; the checks come after.
 cml_pids=()
-timeout 30 ib_send_lat -R -n 100000 >/dev/null 2>&1 &
+timeout 30 ib_send_lat -R -D 25 >/dev/null 2>&1 &
 cml_pids+=($!)
 if eventually 30 bash -c 'rdma resource show cm_id | grep -q "state LISTEN"'; then
   cml_server=$(pgrep -P "${cml_pids[0]}" -x ib_send_lat)
   run "$q" cm list; cml_listen_text=$out
   cml_snapshot; cml_listen=$cml_ours; cml_listen_rdma=$cml_theirs
-  timeout 30 ib_send_lat -R -n 100000 192.0.2.1 >/dev/null 2>&1 &
+  timeout 30 ib_send_lat -R -D 25 192.0.2.1 >/dev/null 2>&1 &
   cml_pids+=($!)
   if eventually 30 cml_connected; then
     ok "the pair is connected (four IDs in CONNECT: two connections)"

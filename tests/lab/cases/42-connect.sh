@@ -8,8 +8,11 @@
 # 8-byte atomics (fetch-and-add, compare-and-swap: the server's counter
 # checked), and across the two-host wire (when this boot has host B): the
 # traffic class on the wire in both modes, UDP 4791 dropped.
-# Sourced by tests/lab/run-all with $q set.
+# Each --json document it reads validates against its schema in docs/schema
+# (the documents of --cm, the atomics and cm list are checked here, not in
+# 80-schemas). Sourced by tests/lab/run-all with $q set.
 
+. "$here/schema-lib.sh"
 jqo() { jq -r "$1" <<<"$out"; }
 cm_server_log=$(mktemp)
 # cm_serve ARGS: a `qpscope ARGS` server in the background ($cm_server).
@@ -41,6 +44,8 @@ wait "$cm_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
 cm_header_ok "client" "$out"
 cm_header_ok "server" "$(cat "$cm_server_log")"
+expect_valid ping-pong
+expect_valid_file ping-pong "$cm_server_log"
 expect_true "300 samples each side" test "$(jqo '.client[0].samples'),$(jqo '.server[0].samples')" = "300,300"
 
 case_ "ping-pong --cm -d rxe0 --op write, the server -d rxe0 too: the same, as text"
@@ -91,6 +96,10 @@ k = set(map(key_k, kernel)); o = set(map(key_o, ours))
 assert len(k) >= 17 and k == o, ("rdma only", sorted(map(str, k - o)), "cm list only", sorted(map(str, o - k)))
 ' "$cm_ids" "$ours"
 cm_header_ok "bw client" "$out"
+expect_valid bw
+expect_valid_file bw "$cm_server_log"
+printf '%s\n' "$ours" >"$sch_tmp/cm-list.json"
+expect_valid_file cm-list "$sch_tmp/cm-list.json"
 expect_true "the client's total over 8 QPs moved data" python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
@@ -195,6 +204,8 @@ expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "
 expect_true "atomic_check: counter 1000, expected 1000, ok; round trip (one_way false), 1000 samples of 8 bytes" test \
   "$(jq -c '[.atomic_check, .test.one_way, .client[0].samples, .client[0].size_bytes]' <<<"$out")" \
   = '[[{"size_bytes":8,"counter":1000,"expected":1000,"ok":true}],false,1000,8]'
+expect_valid ping-pong
+expect_valid_file ping-pong "$cm_server_log"
 
 case_ "ping-pong --op cas --cm -d rxe0 --threads 2 -n 300 -w 20: each pair's CAS i -> i + 1 all succeed: the counters sum to 640"
 cm_serve --json ping-pong --cm -d rxe0 --timeout 20
@@ -202,6 +213,8 @@ run timeout 60 "$q" --json ping-pong --cm 192.0.2.1 -d rxe0 --op cas --threads 2
 wait "$cm_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
 expect_true "atomic_check: 2 x 320" test "$(jq -c '.atomic_check' <<<"$out")" = '[{"size_bytes":8,"counter":640,"expected":640,"ok":true}]'
+expect_valid ping-pong
+expect_valid_file ping-pong "$cm_server_log"
 run "$q" ping-pong 192.0.2.1 --op fadd -s 64
 expect_rc 2
 expect_err_has "--op fadd works on 8-byte operands: -s 64 is not possible"
@@ -230,8 +243,11 @@ else:
     assert "fetch-and-adds completed here" in v, v
 assert d["test"]["verify_failed"] is False, d["test"]["verify_failed"]
 ' "$out" "$args"
+  expect_valid bw
+  expect_valid_file bw "$cm_server_log"
 done
 
+sch_done
 if ! command -v on-b >/dev/null; then
   case_ "rdma_cm across the two-host wire"
   skip "no host B (this boot is not lab/qpscope-lab --hosts 2)"

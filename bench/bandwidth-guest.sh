@@ -22,6 +22,10 @@ cases=(
   # process, which has no threads of its own.
   "read-64K-threads2|--op read -s 64K --threads 2|ib_read_bw -s 65536"
   "write-64K-threads2|--op write -s 64K --threads 2|ib_write_bw -s 65536"
+  # The 8-byte atomics at both tools' defaults (ib_atomic_bw has no -s: its
+  # operand is 8 bytes); messages per second is the figure, as above.
+  "fadd-8B|--op fadd -s 8|ib_atomic_bw -A FETCH_AND_ADD"
+  "cas-8B|--op cas -s 8|ib_atomic_bw -A CMP_AND_SWAP"
 )
 
 # perftest's average message rate (its MsgRate column, Mpps) in messages/s.

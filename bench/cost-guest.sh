@@ -39,6 +39,8 @@ cases=(
   "lat-write-2|ping-pong --op write -s 2|ib_write_lat -s 2"
   "lat-read-2|ping-pong --op read -s 2|ib_read_lat -s 2"
   "lat-send-2-cm|ping-pong --op send -s 2 --cm|ib_send_lat -s 2 -R"
+  # The 8-byte fetch-and-add (ib_atomic_lat has no -s: its operand is 8 bytes).
+  "lat-fadd-8|ping-pong --op fadd -s 8|ib_atomic_lat -A FETCH_AND_ADD"
   "bw-write-64|bw --op write -s 64|ib_write_bw -s 64"
   "bw-write-64-cq64|bw --op write -s 64 --cq-mod 64|ib_write_bw -s 64 --cq-mod 64"
   "bw-write-64-cq100|bw --op write -s 64 --cq-mod 100|ib_write_bw -s 64 --cq-mod 100"
@@ -127,8 +129,8 @@ server_host() { if [[ $1 == *--cm* || $1 == *" -R"* ]]; then echo 192.0.2.1; els
 # One client run under callgrind, up to 3 tries (a run that fails for
 # another reason than perftest's report, below, is tried again).
 measure() {
-  local try
-  for try in 1 2 3; do
+  local _
+  for _ in 1 2 3; do
     measure_once "$@" && return 0
   done
   return 0
@@ -143,7 +145,7 @@ measure_once() {
   # Write ping-pong waits by reading memory, no call: count instructions.
   [[ $name == lat-write* ]] && vg+=(--dump-instr=yes)
   if [[ $tool == qpscope ]]; then
-    # shellcheck disable=SC2086 # word-split the argument lists
+    # shellcheck disable=SC2046,SC2086 # word-split the argument lists
     timeout 900 "$q" $(server_args "$qargs") -d rxe0 --timeout 600 >/dev/null 2>&1 &
     srv=$!
     waitport 18615 || true
@@ -177,7 +179,7 @@ measure_once() {
 syscalls() {
   local name=$1 tool=$2 n=$3 qargs=$4 pargs=$5 srv file=$out/$1.$2.$3.strace
   if [[ $tool == qpscope ]]; then
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2046,SC2086
     timeout 300 "$q" $(server_args "$qargs") -d rxe0 --timeout 120 >/dev/null 2>&1 &
     srv=$!
     waitport 18615 || true

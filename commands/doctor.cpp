@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "commands/app.hpp"
+#include "commands/link_flags.hpp"
 #include "commands/option_values.hpp"
 #include "commands/emit.hpp"
 #include "formatters/doctor.hpp"
@@ -23,6 +24,8 @@ struct DoctorFlags {
     bool no_loopback = false;
     bool loopback_bw = false;
     bool strict = false;
+    bool cm = false;
+    KnobFlags knobs;
 };
 
 }  // namespace
@@ -34,7 +37,8 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
         "doctor",
         "Check this host as an RDMA engineer would: kernel modules and devices, device access, locked memory, every "
         "port (state, link against --expect, GIDs, RoCE address and MTU), error counters over --interval, stuck QPs "
-        "of every process, a loopback self-test per ACTIVE port. Says what was seen, why it matters and the fix. "
+        "of every process, a loopback self-test per ACTIVE port (by hand or with --cm through rdma_cm, its QPs set with the "
+        "QP options). Says what was seen, why it matters and the fix. "
         "Exit 0 healthy, 1 something failed (or warned, with --strict), 2 bad usage");
     add_device_option(cmd, f->device, DeviceUse::filter);
     cmd->add_option("-p,--port", f->port, "Only this port number (1-based)")
@@ -52,8 +56,12 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
     cmd->add_flag("--no-loopback", f->no_loopback, "Skip the loopback self-test (it creates two QPs per port)");
     cmd->add_flag("--loopback-bw", f->loopback_bw,
                   "Also run a 1 s RDMA write bandwidth test in the loopback, against --expect loopback_gbps=");
+    cmd->add_flag("--cm", f->cm,
+                  "The loopback's QPs connect through rdma_cm (a listener on the port's address, a client to it), "
+                  "the way NVMe-oF, iSER and MPI's rdmacm do; on iWARP the only way its loopback runs");
+    add_knob_options(cmd, f->knobs);
     cmd->add_flag("--strict", f->strict, "Warnings fail too (exit 1)");
-    cmd->callback([f, &global] {
+    cmd->callback([f, cmd, &global] {
         health::DoctorOptions o;
         o.device = f->device;
         if (f->port != 0)
@@ -63,6 +71,11 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
             throw UsageError("--expect loopback_gbps= needs --loopback-bw");
         if (f->no_loopback && f->loopback_bw)
             throw UsageError("--loopback-bw and --no-loopback exclude each other");
+        o.loopback_cm = f->cm;
+        o.knobs = to_knobs(f->knobs, f->cm, IBV_QPT_RC, "rc");
+        if (f->no_loopback && (f->cm || !knob_names_given(cmd).empty()))
+            throw UsageError("--cm and the QP options (--tclass, --sl, ...) set the loopback's QPs: they and "
+                             "--no-loopback exclude each other");
         o.interval_s = f->interval;
         o.loopback = !f->no_loopback;
         o.loopback_bw = f->loopback_bw;

@@ -27,6 +27,97 @@ void add_tcp_port_option(CLI::App* cmd, unsigned& tcp_port)
         ->check(CLI::Range(1u, 65535u));
 }
 
+void add_knob_options(CLI::App* cmd, KnobFlags& f, KnobSet set)
+{
+    auto* tclass = cmd->add_option("--tclass", f.tclass,
+                                   "Traffic class of what this side sends, DSCP << 2 | ECN, 0-255 (RoCE v2: the IP "
+                                   "TOS; set through rdma_cm's TOS option when rdma_cm connects)")
+                       ->check(CLI::Range(0u, 255u));
+    auto* dscp = cmd->add_option("--dscp", f.dscp, "The same as --tclass DSCP<<2 (ECN 0)")->check(CLI::Range(0u, 63u));
+    tclass->excludes(dscp);
+    cmd->add_option("--sl", f.sl, "Service level 0-15 of the QPs' address (default 0)")->check(CLI::Range(0u, 15u));
+    cmd->add_option("--flow-label", f.flow_label, "The GRH's flow label, 20 bits (default 0)")
+        ->check(CLI::Range(0u, 0xfffffu));
+    cmd->add_option("--pkey-index", f.pkey_index,
+                    "P_Key table index of the QPs (default 0); checked against the port's table before any network "
+                    "step")
+        ->check(CLI::Range(0u, 0xffffu));
+    cmd->add_option("--qp-timeout", f.qp_timeout,
+                    "The RC QPs' local ACK timeout: code 0-31 (4.096 us x 2^code, 0 = infinite) or a duration "
+                    "(e.g. 67ms); default 14 (67.109 ms)")
+        ->type_name("CODE|DURATION");
+    cmd->add_option("--retry-cnt", f.retry_cnt,
+                    "The RC QPs' transport retries 0-7 (default 7, which rxe takes as forever): fewer end a run "
+                    "whose packets are lost in RETRY_EXC_ERR")
+        ->check(CLI::Range(0u, 7u));
+    if (set == KnobSet::no_rnr)
+        return;
+    cmd->add_option("--rnr-retry", f.rnr_retry, "RC: RNR retries 0-7 (default 7 = infinite)")->check(CLI::Range(0u, 7u));
+    cmd->add_option("--min-rnr-timer", f.min_rnr_timer,
+                    "RC: the RNR NAK timer this side's receiver asks for: code 0-31 or a duration (e.g. 1.28ms); "
+                    "default 12 (0.64 ms)")
+        ->type_name("CODE|DURATION");
+}
+
+verbs::QpKnobs to_knobs(const KnobFlags& f, bool cm, ibv_qp_type transport, std::string_view transport_word)
+{
+    verbs::QpKnobs k;
+    if (!f.qp_timeout.empty()) {
+        const decode::ParsedCode code = decode::parse_timeout(f.qp_timeout);
+        if (!code.ok)
+            throw UsageError(fmt::format("--qp-timeout: {}", code.error));
+        k.ack_timeout = code.code;
+    }
+    if (f.retry_cnt)
+        k.retry_cnt = static_cast<std::uint8_t>(*f.retry_cnt);
+    if ((!f.qp_timeout.empty() || f.retry_cnt) && transport != IBV_QPT_RC)
+        throw UsageError(fmt::format("--qp-timeout and --retry-cnt are the RC transport's (ACKs and retries): "
+                                     "--transport {} has none",
+                                     transport_word));
+    if (cm)
+        for (const auto& [given, name, why] :
+             {std::tuple{f.sl.has_value(), "--sl", "the path's (RoCE: the priority of the TOS; give --tclass)"},
+              std::tuple{f.flow_label.has_value(), "--flow-label", "the path's"},
+              std::tuple{f.pkey_index.has_value(), "--pkey-index", "the P_Key of the address's netdev"}})
+            if (given)
+                throw UsageError(fmt::format("{}: with --cm, rdma_cm sets it on the QP from what it resolved ({}); "
+                                             "leave it out, or connect by hand",
+                                             name, why));
+    if (f.sl)
+        k.sl = static_cast<std::uint8_t>(*f.sl);
+    if (f.flow_label)
+        k.flow_label = *f.flow_label;
+    if (f.pkey_index)
+        k.pkey_index = static_cast<std::uint16_t>(*f.pkey_index);
+    if (f.rnr_retry)
+        k.rnr_retry = static_cast<std::uint8_t>(*f.rnr_retry);
+    if (!f.min_rnr_timer.empty()) {
+        const decode::ParsedCode code = decode::parse_rnr_timer(f.min_rnr_timer);
+        if (!code.ok)
+            throw UsageError(fmt::format("--min-rnr-timer: {}", code.error));
+        k.min_rnr_timer = code.code;
+    }
+    if ((f.rnr_retry || !f.min_rnr_timer.empty()) && transport != IBV_QPT_RC)
+        throw UsageError(fmt::format("--rnr-retry and --min-rnr-timer are the RC transport's (RNR NAKs): "
+                                     "--transport {} has none",
+                                     transport_word));
+    if (f.tclass)
+        k.traffic_class = static_cast<std::uint8_t>(*f.tclass);
+    else if (f.dscp)
+        k.traffic_class = static_cast<std::uint8_t>(decode::traffic_class_of(static_cast<int>(*f.dscp), 0));
+    return k;
+}
+
+std::vector<std::string> knob_names_given(const CLI::App* cmd)
+{
+    std::vector<std::string> names;
+    for (const char* name : {"--qp-timeout", "--retry-cnt", "--tclass", "--dscp", "--sl", "--flow-label",
+                             "--pkey-index", "--rnr-retry", "--min-rnr-timer"})
+        if (cmd->get_option_no_throw(name) && cmd->count(name) > 0)
+            names.emplace_back(std::string_view(name) == "--dscp" ? "tclass" : name + 2);
+    return names;
+}
+
 void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
 {
     f.op = d.op;
@@ -69,41 +160,16 @@ void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
                                                  "stopped or hung that long ends the run); then exit 3 with what "
                                                  "was measured")
         ->check(CLI::Range(0.1, 86400.0));
-    cmd->add_option("--qp-timeout", f.qp_timeout,
-                    "The RC QPs' local ACK timeout: code 0-31 (4.096 us x 2^code, 0 = infinite) or a duration "
-                    "(e.g. 67ms); default 14 (67.109 ms)")
-        ->type_name("CODE|DURATION");
-    cmd->add_option("--retry-cnt", f.retry_cnt,
-                    "The RC QPs' transport retries 0-7 (default 7, which rxe takes as forever): fewer end a run "
-                    "whose packets are lost in RETRY_EXC_ERR")
-        ->check(CLI::Range(0u, 7u));
-    cmd->add_option("--sl", f.sl, "Service level 0-15 of the QPs' address (default 0)")->check(CLI::Range(0u, 15u));
-    cmd->add_option("--flow-label", f.flow_label, "The GRH's flow label, 20 bits (default 0)")
-        ->check(CLI::Range(0u, 0xfffffu));
-    cmd->add_option("--pkey-index", f.pkey_index,
-                    "P_Key table index of the QPs (default 0); checked against the port's table before any network "
-                    "step")
-        ->check(CLI::Range(0u, 0xffffu));
-    cmd->add_option("--rnr-retry", f.rnr_retry, "RC: RNR retries 0-7 (default 7 = infinite)")->check(CLI::Range(0u, 7u));
-    cmd->add_option("--min-rnr-timer", f.min_rnr_timer,
-                    "RC: the RNR NAK timer this side's receiver asks for: code 0-31 or a duration (e.g. 1.28ms); "
-                    "default 12 (0.64 ms)")
-        ->type_name("CODE|DURATION");
+    add_knob_options(cmd, f.knobs);
     cmd->add_flag("--cm", f.cm,
                   "Connect the QPs through rdma_cm (RDMA_PS_TCP, RC), the way NVMe-oF, iSER and MPI's rdmacm do: "
                   "rdma_cm picks the device, GID and path; both sides must give it");
     cmd->add_option("--cm-port", f.cm_port, "With --cm: the rdma_cm port (default: the TCP port + 1, 18616)")
         ->check(CLI::Range(1u, 65535u));
     cmd->add_option("--bind", f.bind,
-                    "Source address: the server listens on it, the client connects from it (default: any; the "
-                    "route's)")
+                    "Source address (numeric): the server listens on it, the client connects from it; by hand the "
+                    "QPs' source GID is the one holding it, with --cm rdma_cm's (default: any; the route's)")
         ->type_name(value_type::host);
-    auto* tclass = cmd->add_option("--tclass", f.tclass,
-                                   "Traffic class of what this side sends, DSCP << 2 | ECN, 0-255 (RoCE v2: the IP "
-                                   "TOS; with --cm set through rdma_cm's TOS option)")
-                       ->check(CLI::Range(0u, 255u));
-    auto* dscp = cmd->add_option("--dscp", f.dscp, "The same as --tclass DSCP<<2 (ECN 0)")->check(CLI::Range(0u, 63u));
-    tclass->excludes(dscp);
     cmd->add_option("-c,--cpu", f.cpu, "Pin this side to this CPU")->check(CLI::Range(0, 4095));
     cmd->add_option("--threads", f.threads,
                     fmt::format("Worker threads, each pinned to its own CPU with {}; one measurement, the total over "
@@ -136,18 +202,6 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
     if (f.mtu)
         o.mtu = decode::mtu_from_bytes(*f.mtu);  // CLI11 admits only valid sizes
     o.timeout = std::chrono::milliseconds(static_cast<long>(f.timeout_s * 1000));
-    if (!f.qp_timeout.empty()) {
-        const decode::ParsedCode code = decode::parse_timeout(f.qp_timeout);
-        if (!code.ok)
-            throw UsageError(fmt::format("--qp-timeout: {}", code.error));
-        o.ack_timeout = code.code;
-    }
-    if (f.retry_cnt)
-        o.retry_cnt = static_cast<std::uint8_t>(*f.retry_cnt);
-    if ((!f.qp_timeout.empty() || f.retry_cnt) && o.transport != IBV_QPT_RC)
-        throw UsageError(fmt::format("--qp-timeout and --retry-cnt are the RC transport's (ACKs and retries): "
-                                     "--transport {} has none",
-                                     f.transport));
     o.cm = f.cm;
     o.bind = f.bind;
     if (f.cm_port && !f.cm)
@@ -167,37 +221,16 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
                                          "MTU); change that instead",
                                          *f.mtu));
     }
-    if (f.cm)
-        for (const auto& [given, name, why] :
-             {std::tuple{f.sl.has_value(), "--sl", "the path's (RoCE: the priority of the TOS; give --tclass)"},
-              std::tuple{f.flow_label.has_value(), "--flow-label", "the path's"},
-              std::tuple{f.pkey_index.has_value(), "--pkey-index", "the P_Key of the address's netdev"}})
-            if (given)
-                throw UsageError(fmt::format("{}: with --cm, rdma_cm sets it on the QP from what it resolved ({}); "
-                                             "leave it out, or connect by hand",
-                                             name, why));
-    if (f.sl)
-        o.sl = static_cast<std::uint8_t>(*f.sl);
-    if (f.flow_label)
-        o.flow_label = *f.flow_label;
-    if (f.pkey_index)
-        o.pkey_index = static_cast<std::uint16_t>(*f.pkey_index);
-    if (f.rnr_retry)
-        o.rnr_retry = static_cast<std::uint8_t>(*f.rnr_retry);
-    if (!f.min_rnr_timer.empty()) {
-        const decode::ParsedCode code = decode::parse_rnr_timer(f.min_rnr_timer);
-        if (!code.ok)
-            throw UsageError(fmt::format("--min-rnr-timer: {}", code.error));
-        o.min_rnr_timer = code.code;
-    }
-    if ((f.rnr_retry || !f.min_rnr_timer.empty()) && o.transport != IBV_QPT_RC)
-        throw UsageError(fmt::format("--rnr-retry and --min-rnr-timer are the RC transport's (RNR NAKs): "
-                                     "--transport {} has none",
-                                     f.transport));
-    if (f.tclass)
-        o.traffic_class = static_cast<std::uint8_t>(*f.tclass);
-    else if (f.dscp)
-        o.traffic_class = static_cast<std::uint8_t>(decode::traffic_class_of(static_cast<int>(*f.dscp), 0));
+    const verbs::QpKnobs k = to_knobs(f.knobs, f.cm, o.transport, f.transport);
+    o.ack_timeout = k.ack_timeout;
+    o.retry_cnt = k.retry_cnt;
+    o.sl = k.sl;
+    o.flow_label = k.flow_label;
+    o.pkey_index = k.pkey_index;
+    o.rnr_retry = k.rnr_retry;
+    o.min_rnr_timer = k.min_rnr_timer;
+    if (f.knobs.tclass_given())
+        o.traffic_class = k.traffic_class;
     o.cpu = f.cpu;
     o.threads = f.threads;
     if (!f.cpus.empty()) {
@@ -212,18 +245,14 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
         }
     }
     perf::check_threads(o);
-    std::vector<const char*> names{"--op", "--transport", "--size", "--iterations", "--duration", "--warmup",
-                                   "--inline", "--mtu", "--threads", "--qp-timeout", "--retry-cnt",
-                                   "--tclass", "--dscp", "--sl", "--flow-label", "--pkey-index", "--rnr-retry",
-                                   "--min-rnr-timer"};
+    std::vector<const char*> names{"--op",     "--transport", "--size", "--iterations", "--duration",
+                                   "--warmup", "--inline",    "--mtu",  "--threads"};
     names.insert(names.end(), extra.begin(), extra.end());
     for (const char* name : names)
         if (cmd->count(name) > 0)
-            o.server_explicit.emplace_back(std::string_view(name) == "--dscp" ? "tclass" : name + 2);
-    if (!f.bind.empty() && !f.cm)
-        throw UsageError(fmt::format("--bind {}: the source address is rdma_cm's (give --cm); without it the "
-                                     "TCP exchange and the GID choice follow the route to the peer",
-                                     f.bind));
+            o.server_explicit.emplace_back(name + 2);
+    for (auto& name : knob_names_given(cmd))
+        o.server_explicit.push_back(std::move(name));
 }
 
 }  // namespace qps::cli

@@ -12,6 +12,18 @@
 
 namespace qps::cli {
 
+// The QP knobs production sets (--tclass/--dscp, --sl, --flow-label,
+// --pkey-index, --qp-timeout, --retry-cnt, --rnr-retry, --min-rnr-timer):
+// ping-pong, bw, doctor's loopback and the mesh take the same options.
+struct KnobFlags {
+    std::string qp_timeout;
+    std::optional<unsigned> retry_cnt;
+    std::optional<unsigned> tclass, dscp;
+    std::optional<unsigned> sl, flow_label, pkey_index, rnr_retry;
+    std::string min_rnr_timer;
+    bool tclass_given() const { return tclass || dscp; }
+};
+
 struct LinkFlags {
     std::string host;
     std::string device;
@@ -25,17 +37,13 @@ struct LinkFlags {
     std::optional<unsigned> mtu;
     unsigned tcp_port = 18615;
     double timeout_s = 10;
-    std::string qp_timeout;
-    std::optional<unsigned> retry_cnt;
+    KnobFlags knobs;
     std::optional<int> cpu;
     unsigned threads = 1;
     std::string cpus;
     bool cm = false;
     std::optional<unsigned> cm_port;
     std::string bind;
-    std::optional<unsigned> tclass, dscp;
-    std::optional<unsigned> sl, flow_label, pkey_index, rnr_retry;
-    std::string min_rnr_timer;
 };
 
 struct LinkDefaults {
@@ -50,6 +58,20 @@ struct LinkDefaults {
 // -i/--ib-port and -x/--gid-index; -p/--tcp-port (also `path`'s).
 void add_port_options(CLI::App* cmd, unsigned& port, std::optional<unsigned>& gid_index);
 void add_tcp_port_option(CLI::App* cmd, unsigned& tcp_port);
+// Which knobs a command takes: all, or all but RNR's (path's UD QP
+// receives no RNR NAK; its --qp-timeout and --retry-cnt are what its round
+// trip is judged against).
+enum class KnobSet { all, no_rnr };
+// Registers the knobs.
+void add_knob_options(CLI::App* cmd, KnobFlags& f, KnobSet set = KnobSet::all);
+// The knobs as given over the defaults. UsageError for a value that does
+// not parse, an RC knob on `transport` (its word: `transport_word`), and
+// with `cm` one that rdma_cm sets itself (--sl, --flow-label, --pkey-index).
+verbs::QpKnobs to_knobs(const KnobFlags& f, bool cm, ibv_qp_type transport, std::string_view transport_word);
+// The names of the knobs given on `cmd` ("tclass" for --dscp too), as the
+// test parameters a server compares.
+std::vector<std::string> knob_names_given(const CLI::App* cmd);
+
 // Registers the shared options on `cmd` with these defaults.
 void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d);
 // Fills the shared part of the options; names the test parameters given

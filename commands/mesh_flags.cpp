@@ -1,6 +1,9 @@
 #include "commands/mesh_flags.hpp"
 
+#include <fmt/format.h>
+
 #include "commands/option_values.hpp"
+#include "src/error.hpp"
 
 namespace qps::cli {
 
@@ -29,6 +32,10 @@ void add_mesh_options(CLI::App* cmd, MeshFlags& f)
     n->excludes(dur);
     cmd->add_option("-w,--warmup", f.warmup, "Iterations and messages before measuring (default 100)")
         ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 32));
+    cmd->add_flag("--cm", f.cm,
+                  "Connect each pair's QP through rdma_cm (RC): rank a listens on the IPv4 address of its RoCE v2 "
+                  "GID, rank b connects from its own, the way NVMe-oF and MPI's rdmacm do");
+    add_knob_options(cmd, f.knobs);
     cmd->add_option("--pairs", f.pairs,
                     "Which pairs: all (N(N-1)/2, N-1 rounds), ring (each rank and the next, 2-3 rounds) or "
                     "random:K (K random partners a rank, K rounds)")
@@ -68,6 +75,11 @@ mesh::MeshOptions to_mesh_options(const MeshFlags& f)
     o.tests.duration_s = f.duration;
     o.tests.warmup = f.warmup;
     o.tests.timeout_s = f.timeout_s;
+    o.tests.cm = f.cm;
+    o.tests.knobs = to_knobs(f.knobs, f.cm, IBV_QPT_RC, "rc");
+    if (f.cm && f.gid_index)
+        throw UsageError(fmt::format("-x {}: with --cm, rdma_cm picks the GID of each rank's address; leave -x out",
+                                     *f.gid_index));
     o.pairs = mesh::parse_pairs(f.pairs);
     o.pairs.seed = f.seed;
     o.threshold = f.threshold;

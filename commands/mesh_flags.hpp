@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "commands/link_flags.hpp"
 #include "src/mesh/options.hpp"
 
 namespace qps::cli {
@@ -26,10 +27,12 @@ struct MeshFlags {
     double threshold = 0.8;
     std::string expect;
     std::string svg, output, svg_metric;
+    bool cm = false;
+    KnobFlags knobs;
 };
 
 void add_mesh_options(CLI::App* cmd, MeshFlags& f);
-// UsageError naming a bad --pairs or --expect.
+// UsageError naming a bad --pairs, --expect or QP option.
 mesh::MeshOptions to_mesh_options(const MeshFlags& f);
 
 }  // namespace qps::cli

@@ -25,7 +25,7 @@ struct PathFlags {
     std::optional<unsigned> gid_index;
     unsigned tcp_port = 18615;
     double timeout_s = 10;
-    std::optional<unsigned> tclass, dscp;
+    KnobFlags knobs;
     unsigned probes = 20, burst = 200, pings = 50;
     std::string expect;
 };
@@ -50,12 +50,7 @@ void register_path(CLI::App& app, const GlobalOptions& global)
     cmd->add_option("-t,--timeout", f->timeout_s,
                     "Seconds to wait for the peer: to connect, at each step and for any completion; then exit 3")
         ->check(CLI::Range(0.1, 86400.0));
-    auto* tclass = cmd->add_option("--tclass", f->tclass,
-                                   "Traffic class of every probe, both ways (RoCE v2: the IP TOS byte, DSCP << 2 | "
-                                   "ECN; e.g. 104 = DSCP 26); the report says the class each side received")
-                       ->check(CLI::Range(0u, 255u));
-    auto* dscp = cmd->add_option("--dscp", f->dscp, "The same as --tclass DSCP<<2 (ECN 0)")->check(CLI::Range(0u, 63u));
-    tclass->excludes(dscp);
+    add_knob_options(cmd, f->knobs, KnobSet::no_rnr);
     cmd->add_option("--probes", f->probes,
                     "Messages of each path MTU size (256..the sender's active MTU) in the MTU sweep (default 20)")
         ->check(CLI::Range(1u, health::max_path_probes));
@@ -75,15 +70,21 @@ void register_path(CLI::App& app, const GlobalOptions& global)
         o.gid_index = f->gid_index;
         o.tcp_port = static_cast<std::uint16_t>(f->tcp_port);
         o.timeout = std::chrono::milliseconds(static_cast<long>(f->timeout_s * 1000));
-        o.traffic_class = static_cast<std::uint8_t>(f->tclass   ? *f->tclass
-                                                    : f->dscp ? decode::traffic_class_of(static_cast<int>(*f->dscp), 0)
-                                                              : 0);
+        // The RC knobs are what the round trip is judged against (its probes go over UD).
+        const verbs::QpKnobs k = to_knobs(f->knobs, false, IBV_QPT_RC, "rc");
+        o.traffic_class = k.traffic_class;
+        o.sl = k.sl;
+        o.flow_label = k.flow_label;
+        o.pkey_index = k.pkey_index;
+        o.ack_timeout = k.ack_timeout;
+        o.retry_cnt = k.retry_cnt;
         o.probes = f->probes;
         o.burst = f->burst;
         o.pings = f->pings;
         o.expect = health::parse_path_expect(f->expect);
         if (o.host.empty())
-            for (const char* name : {"--tclass", "--dscp", "--probes", "--burst", "--pings"})
+            for (const char* name : {"--tclass", "--dscp", "--sl", "--flow-label", "--pkey-index", "--qp-timeout",
+                                     "--retry-cnt", "--probes", "--burst", "--pings"})
                 if (cmd->count(name) > 0)
                     throw UsageError(fmt::format("{} is the client's to set: the server adopts the client's "
                                                  "parameters (give it with HOST)",

@@ -40,7 +40,7 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
             throw ReportedFailure{report.stalled_on_path || report.completion_failed || report.peer_gave_up
                                       ? exit_failed
                                       : aborted_run_exit_code()};
-        if (report.atomic_mismatch)
+        if (report.atomic_mismatch())
             throw ReportedFailure{exit_failed};
     });
 }

@@ -39,7 +39,6 @@ Table direction_table(const report::BwReport& r, bool client_posts)
 {
     const report::RateUnit& unit = report::rate_unit(r.unit);
     const bool sends = r.op == "send";
-    const bool read = r.op == "read";
     std::vector<Column> cols{{"size_bytes", "BYTES"},
                              {"messages", "MESSAGES"},
                              {"measured_s", "SECONDS"},
@@ -80,7 +79,7 @@ Table direction_table(const report::BwReport& r, bool client_posts)
         // Reads land on the poster; sends and writes on the other side.
         // Who checked: where the data lands (a read's: the poster), or for
         // the atomics the poster, against the target's counters.
-        const report::SideStats* destination = read || r.op == "fadd" || r.op == "cas" ? poster : other;
+        const report::SideStats* destination = r.one_sided ? poster : other;
         row.push_back(destination ? Value{destination->verified} : Value{std::string("unknown: no report")});
         t.rows.push_back(std::move(row));
     }

@@ -65,6 +65,9 @@ void render_path(const health::PathReport& r, Printer& p)
     p.field("tcp_port", "TCP port", std::uint64_t{r.tcp_port});
     p.field("traffic_class", "traffic class", std::int64_t{r.traffic_class});
     p.note(fmt::format("  ({})", decode::traffic_class_text(r.traffic_class)));
+    p.field("sl", "service level", std::uint64_t{r.sl});
+    p.field("flow_label", "flow label", std::uint64_t{r.flow_label});
+    p.field("pkey_index", "P_Key index", std::uint64_t{r.pkey_index});
     p.field("probes", "messages per size", std::uint64_t{r.probes});
     p.field("burst", "burst", std::uint64_t{r.burst});
     p.field("pings", "pings", std::uint64_t{r.pings});

@@ -262,6 +262,22 @@ void render_post(const qp::PostOutcome& o, Printer& p)
         ObjectScope c(p, "peer_completion", "peer's receive completion");
         render_completion(*o.peer_completion, p);
     }
+    if (o.atomic) {
+        const qp::AtomicOutcome& a = *o.atomic;
+        ObjectScope atomic(p, "atomic", "atomic");
+        p.field("remote_addr", "remote address", decode::hex_number(a.remote_addr));
+        p.field("rkey", "rkey", decode::hex_number(a.rkey));
+        if (a.add)
+            p.field("add", "add", *a.add);
+        if (a.compare)
+            p.field("compare", "compare", *a.compare);
+        if (a.swap)
+            p.field("swap", "swap", *a.swap);
+        if (a.fetched)
+            p.field("fetched", "fetched (the original value)", *a.fetched);
+        if (a.swapped)
+            p.field("swapped", "swapped", *a.swapped);
+    }
     if (o.after) {
         p.field("state_after", "QP state after", o.after->state);
         if (o.after->diagnosis)

@@ -8,6 +8,8 @@
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
 #include "src/health/preflight.hpp"
+#include "src/perf/link_common.hpp"
+#include "src/perf/link_checks.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/link_resources.hpp"
 
@@ -55,6 +57,7 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
         health::Preflight checked = health::preflight(spec);
         info.device = checked.device;
         opened = std::move(checked.opened);
+        perf::check_pkey_index(opened, o.port, o.tests.knobs.pkey_index);  // before any network step
         setup.device = info.device;
         setup.opened = opened;
         setup.port = o.port;
@@ -62,6 +65,16 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
         verbs::LinkResources probe(setup);
         info.gid_index = probe.gid().index;
         info.gid = decode::format_gid(probe.gid().gid);
+        if (o.tests.cm) {
+            // rdma_cm reaches the rank at the IPv4 address of the GID it chose
+            // (the address rdma_cm would pick the same GID for).
+            const auto v4 = decode::gid_ipv4(probe.gid().gid);
+            if (!v4)
+                throw UsageError(fmt::format("--cm: {} port {} has no RoCE v2 GID with an IPv4 address (GID {} is "
+                                             "{}): rdma_cm has no address to reach this rank at",
+                                             info.device, o.port, info.gid_index, info.gid));
+            info.cm_address = *v4;
+        }
         const ibv_port_attr attr = probe.port_attr();
         if (const auto rate = decode::link_rate(attr.active_width, attr.active_speed))
             info.rate_gbps = rate->gbps;

@@ -13,37 +13,42 @@ namespace qps::cli {
 namespace {
 struct PostOptions {
     std::string qpn;
-    std::string op = "send";
-    std::uint32_t size = 64;
+    qp::PostFlags flags;
     unsigned wait_ms = 0;
-    std::string raddr, rkey;
 };
 }  // namespace
 
 void register_qp_post(CLI::App& parent, const GlobalOptions& global)
 {
     auto o = std::make_shared<PostOptions>();
-    CLI::App* cmd = parent.add_subcommand(
-        "post", "Post one send, RDMA write or RDMA read on a held QP and wait (bounded) for its completion");
+    qp::PostFlags& f = o->flags;
+    CLI::App* cmd = parent.add_subcommand("post", "Post one send, RDMA write, RDMA read or atomic (fetch-and-add, "
+                                                  "compare-and-swap) on a held QP and wait (bounded) for its "
+                                                  "completion");
     cmd->add_option("qpn", o->qpn, "QP number (hex 0x.. or decimal)")->required()->type_name(value_type::qpn);
-    cmd->add_option("--op", o->op, "send, write or read")->transform(one_of({"send", "write", "read"}));
-    cmd->add_option("-s,--size", o->size, "Bytes (within the QP's 64 KiB test buffer)")
+    cmd->add_option("--op", f.op, "send, write, read, fadd (fetch-and-add) or cas (compare-and-swap); the atomics "
+                                  "need an RC QP")
+        ->transform(one_of(qp::post_op_words()));
+    cmd->add_option("-s,--size", f.size, "Bytes (within the QP's 64 KiB test buffer; default 64, the atomics 8)")
         ->check(CLI::Range(0u, 65536u));
     cmd->add_option("--wait", o->wait_ms, "Milliseconds to wait for the completion (default: the QP's derived "
                                           "retry wait x 1.5 + 2 s, at least 5 s)")
         ->check(CLI::Range(1u, 3600u * 1000));
-    cmd->add_option("--raddr", o->raddr, "Remote address for write/read when the peer is not held here");
-    cmd->add_option("--rkey", o->rkey, "Remote key for write/read when the peer is not held here");
+    cmd->add_option("--raddr", f.raddr, "Remote address for write/read/fadd/cas when the peer is not held here "
+                                        "(8-byte aligned for the atomics)")
+        ->type_name("ADDR");
+    cmd->add_option("--rkey", f.rkey, "Remote key for write/read/fadd/cas when the peer is not held here")
+        ->type_name("KEY");
+    cmd->add_option("--add", f.add, "fadd: the value added to the remote 8 bytes (decimal or 0x hex; default 1)")
+        ->type_name("N");
+    cmd->add_option("--compare", f.compare, "cas: the value the remote 8 bytes are compared with (required)")
+        ->type_name("N");
+    cmd->add_option("--swap", f.swap, "cas: the value written when they are equal (required)")->type_name("N");
     cmd->callback([o, &global] {
         qp::PostSpec spec;
         spec.qpn = qp::parse_qpn(o->qpn);
-        spec.operation = o->op;
-        spec.size = o->size;
+        spec.request = qp::parse_post_flags(o->flags);
         spec.wait = std::chrono::milliseconds(o->wait_ms);
-        if (!o->raddr.empty())
-            spec.raddr = qp::parse_uint(o->raddr, "--raddr", 0, ~0ull);
-        if (!o->rkey.empty())
-            spec.rkey = static_cast<std::uint32_t>(qp::parse_uint(o->rkey, "--rkey", 0, 0xffffffff));
         const qp::PostOutcome outcome = qp::post_qp(spec);
         emit(global, "qp post", [&](fmt_out::Printer& p) { fmt_out::render_post(outcome, p); });
         if (outcome.timed_out)

@@ -1,6 +1,8 @@
 #include "src/decode/port.hpp"
 
 #include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace qps::decode {
 
@@ -62,6 +64,27 @@ std::optional<LinkRate> link_rate(int width_raw, int speed_raw)
     if (!w || !s)
         return std::nullopt;
     return LinkRate{w->lanes * s->lane_gbps, w->lanes * s->lane_data_gbps};
+}
+
+std::optional<std::string> pkey_index_problem(std::string_view device, unsigned port, unsigned table_len,
+                                              const std::vector<PkeyEntry>& entries, unsigned index)
+{
+    std::vector<std::string> shown;
+    for (const PkeyEntry& e : entries)
+        if (shown.size() < 8)
+            shown.push_back(fmt::format("{} = {:#06x}", e.index, e.pkey));
+    const std::string table = fmt::format("{} port {}'s P_Key table has {} entr{} ({}{})", device, port, table_len,
+                                          table_len == 1 ? "y" : "ies", fmt::join(shown, ", "),
+                                          table_len > 8 ? ", ..." : "");
+    if (index >= table_len)
+        return table_len == 0 ? fmt::format("--pkey-index {}: {}", index, table)
+                              : fmt::format("--pkey-index {}: {}; valid are 0..{}", index, table, table_len - 1);
+    for (const PkeyEntry& e : entries)
+        if (e.index == index && (e.pkey & 0x7fff) == 0)
+            return fmt::format("--pkey-index {}: that entry of {} is empty (P_Key {:#06x}): a QP on it cannot reach "
+                               "anyone",
+                               index, table, e.pkey);
+    return std::nullopt;
 }
 
 }  // namespace qps::decode

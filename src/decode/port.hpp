@@ -6,6 +6,10 @@
 #include <array>
 #include <cstdint>
 #include <infiniband/verbs.h>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "src/decode/decode.hpp"
 
@@ -185,5 +189,18 @@ struct LinkRate {
     double data_gbps;  // payload after encoding
 };
 std::optional<LinkRate> link_rate(int width_raw, int speed_raw);
+
+// A P_Key table entry as read (host byte order).
+struct PkeyEntry {
+    std::uint16_t index = 0;
+    std::uint16_t pkey = 0;
+};
+// Why a QP cannot use P_Key index `index` of a port whose table has
+// `table_len` entries (`entries`: those read, the first few are enough for
+// the text), or nullopt when it can: "--pkey-index 5: rxe0 port 1's P_Key
+// table has 1 entry (0 = 0xffff); valid are 0..0". An entry read as 0 (its
+// low 15 bits) is empty: a QP on it reaches nobody.
+std::optional<std::string> pkey_index_problem(std::string_view device, unsigned port, unsigned table_len,
+                                              const std::vector<PkeyEntry>& entries, unsigned index);
 
 }  // namespace qps::decode

@@ -89,7 +89,17 @@ Json to_json(const TestSpec& t)
             {"bw_iterations", t.bw_iterations},
             {"duration_s", t.duration_s ? Json(*t.duration_s) : Json(nullptr)},
             {"warmup", t.warmup},
-            {"timeout_s", t.timeout_s}};
+            {"timeout_s", t.timeout_s},
+            {"connection", t.cm ? "rdma_cm" : "manual"},
+            {"knobs",
+             {{"traffic_class", t.knobs.traffic_class},
+              {"sl", t.knobs.sl},
+              {"flow_label", t.knobs.flow_label},
+              {"pkey_index", t.knobs.pkey_index},
+              {"ack_timeout", t.knobs.ack_timeout},
+              {"retry_cnt", t.knobs.retry_cnt},
+              {"rnr_retry", t.knobs.rnr_retry},
+              {"min_rnr_timer", t.knobs.min_rnr_timer}}}};
 }
 
 double pair_seconds(const TestSpec& t, double gbps, double one_way_us, double setup_s)
@@ -119,6 +129,16 @@ TestSpec test_spec_from_json(const Json& j)
             t.duration_s = j.at("duration_s").get<double>();
         t.warmup = j.at("warmup").get<std::uint64_t>();
         t.timeout_s = j.at("timeout_s").get<double>();
+        t.cm = j.at("connection").get<std::string>() == "rdma_cm";
+        const Json& k = j.at("knobs");
+        t.knobs.traffic_class = k.at("traffic_class").get<std::uint8_t>();
+        t.knobs.sl = k.at("sl").get<std::uint8_t>();
+        t.knobs.flow_label = k.at("flow_label").get<std::uint32_t>();
+        t.knobs.pkey_index = k.at("pkey_index").get<std::uint16_t>();
+        t.knobs.ack_timeout = k.at("ack_timeout").get<std::uint8_t>();
+        t.knobs.retry_cnt = k.at("retry_cnt").get<std::uint8_t>();
+        t.knobs.rnr_retry = k.at("rnr_retry").get<std::uint8_t>();
+        t.knobs.min_rnr_timer = k.at("min_rnr_timer").get<std::uint8_t>();
         return t;
     });
 }
@@ -128,7 +148,8 @@ Json to_json(const RankInfo& r)
     return {{"rank", r.rank},           {"host", r.host},
             {"device", r.device},       {"port", r.port},
             {"gid", r.gid},             {"gid_index", r.gid_index},
-            {"rate_gbps", r.rate_gbps}, {"setup_error", r.setup_error.empty() ? Json(nullptr) : Json(r.setup_error)}};
+            {"rate_gbps", r.rate_gbps}, {"setup_error", r.setup_error.empty() ? Json(nullptr) : Json(r.setup_error)},
+            {"cm_address", r.cm_address.empty() ? Json(nullptr) : Json(r.cm_address)}};
 }
 
 RankInfo rank_info_from_json(const Json& j)
@@ -144,6 +165,8 @@ RankInfo rank_info_from_json(const Json& j)
         r.rate_gbps = j.at("rate_gbps").get<double>();
         if (!j.at("setup_error").is_null())
             r.setup_error = j.at("setup_error").get<std::string>();
+        if (!j.at("cm_address").is_null())
+            r.cm_address = j.at("cm_address").get<std::string>();
         return r;
     });
 }

@@ -11,6 +11,7 @@
 
 #include "src/json.hpp"
 #include "src/mesh/plan.hpp"
+#include "src/verbs/qp_knobs.hpp"
 
 namespace qps::mesh {
 
@@ -23,6 +24,7 @@ struct RankInfo {
     std::uint32_t gid_index = 0;
     double rate_gbps = 0;    // the port's active width x speed
     std::string setup_error;  // empty: the rank is ready
+    std::string cm_address;   // with --cm: where rdma_cm reaches it (the IPv4 of its RoCE v2 GID); "" = none
 };
 
 // One side's latency figures (RC send ping-pong, one-way = half the round trip).
@@ -64,6 +66,10 @@ struct TestSpec {
     std::optional<double> duration_s;  // each test this long instead of iterations
     std::uint64_t warmup = 100;
     double timeout_s = 30;  // per pair
+    // How each pair's QP connects (by hand, or rdma_cm: rank a listens on
+    // its address, rank b connects) and the knobs both QPs take.
+    bool cm = false;
+    verbs::QpKnobs knobs;
 };
 Json to_json(const TestSpec& t);
 // The cost model's pair time: the tests at a link of `gbps` with a one-way

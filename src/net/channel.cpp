@@ -83,13 +83,59 @@ void set_nodelay(int fd)
 }
 
 // One connection attempt to one address; -1 with last_error set on failure.
-int try_connect(const addrinfo& ai, Clock::time_point deadline, const std::string& doing, std::string& last_error)
+// A numeric address with `port` (UsageError naming --bind otherwise).
+sockaddr_storage numeric_address(const std::string& address, std::uint16_t port, socklen_t& len)
+{
+    sockaddr_storage ss{};
+    auto& v4 = reinterpret_cast<sockaddr_in&>(ss);
+    auto& v6 = reinterpret_cast<sockaddr_in6&>(ss);
+    if (::inet_pton(AF_INET, address.c_str(), &v4.sin_addr) == 1) {
+        v4.sin_family = AF_INET;
+        v4.sin_port = htons(port);
+        len = sizeof v4;
+    } else if (::inet_pton(AF_INET6, address.c_str(), &v6.sin6_addr) == 1) {
+        v6.sin6_family = AF_INET6;
+        v6.sin6_port = htons(port);
+        len = sizeof v6;
+    } else {
+        throw UsageError(fmt::format("--bind \"{}\" is not a numeric IPv4 or IPv6 address", printable(address)));
+    }
+    return ss;
+}
+
+// The socket's source: `bind` (port 0), when given. A family that differs
+// from the destination's is that attempt's error; an address this host does
+// not have is the user's (UsageError: no retry makes it appear).
+bool bind_source(int fd, const addrinfo& ai, const std::string& bind, std::string& last_error)
+{
+    if (bind.empty())
+        return true;
+    socklen_t len = 0;
+    const sockaddr_storage ss = numeric_address(bind, 0, len);
+    if (ss.ss_family != ai.ai_family) {
+        last_error = fmt::format("--bind {} is {}, the destination {}", bind, ss.ss_family == AF_INET ? "IPv4" : "IPv6",
+                                 ai.ai_family == AF_INET ? "IPv4" : "IPv6");
+        return false;
+    }
+    if (::bind(fd, reinterpret_cast<const sockaddr*>(&ss), len) == 0)
+        return true;
+    const int err = errno;
+    if (err == EADDRNOTAVAIL)
+        throw UsageError(fmt::format("--bind {}: no interface of this host has that address", bind));
+    last_error = fmt::format("bind to {}: {}", bind, errno_text(err));
+    return false;
+}
+
+int try_connect(const addrinfo& ai, Clock::time_point deadline, const std::string& doing, std::string& last_error,
+                const std::string& bind)
 {
     Fd fd(::socket(ai.ai_family, ai.ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai.ai_protocol));
     if (fd.get() < 0) {
         last_error = errno_text(errno);
         return -1;
     }
+    if (!bind_source(fd.get(), ai, bind, last_error))
+        return -1;
     if (::connect(fd.get(), ai.ai_addr, ai.ai_addrlen) != 0) {
         if (errno != EINPROGRESS) {
             last_error = errno_text(errno);
@@ -170,7 +216,7 @@ Channel Channel::adopt(int fd)
     return Channel(fd, peer_of(fd));
 }
 
-Channel Channel::connect(const std::string& host, std::uint16_t port, milliseconds timeout)
+Channel Channel::connect(const std::string& host, std::uint16_t port, milliseconds timeout, const std::string& bind)
 {
     const auto deadline = Clock::now() + timeout;
     const std::string target = host_port(host, port);
@@ -190,7 +236,7 @@ Channel Channel::connect(const std::string& host, std::uint16_t port, millisecon
             const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> guard(found, &::freeaddrinfo);
             for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
                 ++attempts;
-                if (const int fd = try_connect(*ai, deadline, doing, last_error); fd >= 0)
+                if (const int fd = try_connect(*ai, deadline, doing, last_error, bind); fd >= 0)
                     return Channel(fd, peer_of(fd));
                 if (Clock::now() >= deadline)
                     break;
@@ -211,9 +257,9 @@ Channel Channel::connect(const std::string& host, std::uint16_t port, millisecon
     }
 }
 
-Channel Channel::accept_one(std::uint16_t port, milliseconds timeout)
+Channel Channel::accept_one(std::uint16_t port, milliseconds timeout, const std::string& bind)
 {
-    Listener listener(port);
+    Listener listener(port, bind);
     return listener.accept(timeout);
 }
 
@@ -304,12 +350,15 @@ Json Channel::receive(milliseconds timeout, std::string_view expecting)
 
 // --- Listener
 
-Listener::Listener(std::uint16_t port)
+Listener::Listener(std::uint16_t port, const std::string& bind)
 {
     // One dual-stack IPv6 socket takes IPv4 peers too; IPv4 alone where the
-    // kernel has no IPv6.
-    bool v6 = true;
-    int raw = ::socket(AF_INET6, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    // kernel has no IPv6. With `bind`, that address's family alone.
+    socklen_t bound_len = 0;
+    const std::optional<sockaddr_storage> bound =
+        bind.empty() ? std::nullopt : std::optional(numeric_address(bind, port, bound_len));
+    bool v6 = !bound || bound->ss_family == AF_INET6;
+    int raw = ::socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (raw < 0) {
         if (errno != EAFNOSUPPORT)
             throw SystemError("socket(AF_INET6, SOCK_STREAM)", errno);
@@ -322,11 +371,14 @@ Listener::Listener(std::uint16_t port)
     const int one = 1, zero = 0;
     if (::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0)
         throw SystemError("setsockopt(SO_REUSEADDR)", errno);
-    if (v6 && ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0)
+    if (v6 && !bound && ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0)
         throw SystemError("setsockopt(IPV6_V6ONLY, 0)", errno);
     sockaddr_storage ss{};
     socklen_t len = 0;
-    if (v6) {
+    if (bound) {
+        ss = *bound;
+        len = bound_len;
+    } else if (v6) {
         auto& a = reinterpret_cast<sockaddr_in6&>(ss);
         a.sin6_family = AF_INET6;
         a.sin6_addr = in6addr_any;
@@ -346,7 +398,11 @@ Listener::Listener(std::uint16_t port)
             hint = "another program (or another qpscope server) listens on that port; choose another port";
         else if (err == EACCES)
             hint = "ports below 1024 need privileges; choose another port";
-        throw SystemError(fmt::format("bind to TCP port {}", port), err, hint);
+        else if (err == EADDRNOTAVAIL)
+            throw UsageError(fmt::format("--bind {}: no interface of this host has that address", bind));
+        throw SystemError(bind.empty() ? fmt::format("bind to TCP port {}", port)
+                                       : fmt::format("bind to {} TCP port {}", bind, port),
+                          err, hint);
     }
     if (::listen(fd.get(), 8) != 0)
         throw SystemError(fmt::format("listen on TCP port {}", port), errno);

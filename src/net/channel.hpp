@@ -29,10 +29,13 @@ public:
     // retrying every connect_retry_interval until `timeout`, so the client may
     // start before the server. TimeoutError names host:port, how long it tried
     // and the last error; UsageError when the name does not resolve.
-    static Channel connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout);
+    // `bind` (a numeric address, "" = the route's): the source address.
+    static Channel connect(const std::string& host, std::uint16_t port, std::chrono::milliseconds timeout,
+                           const std::string& bind = "");
     // Server: listens on port (all addresses, IPv4 and IPv6), accepts one peer
     // within timeout (0: wait forever, interruptible), stops listening.
-    static Channel accept_one(std::uint16_t port, std::chrono::milliseconds timeout);
+    // `bind` (a numeric address, "" = every address): where it listens.
+    static Channel accept_one(std::uint16_t port, std::chrono::milliseconds timeout, const std::string& bind = "");
 
     // Sends one message within timeout.
     void send(const Json& message, std::chrono::milliseconds timeout);
@@ -69,7 +72,8 @@ private:
 // or a test that binds port 0 and needs to know which port it got.
 class Listener {
 public:
-    explicit Listener(std::uint16_t port);
+    // `bind`: a numeric address to listen on ("" = every address).
+    explicit Listener(std::uint16_t port, const std::string& bind = "");
     // The bound port (the one the kernel chose when constructed with 0).
     std::uint16_t port() const { return port_; }
     int fd() const { return fd_; }

@@ -34,8 +34,9 @@ namespace qps::net {
 // "tool" and "version" members and the error message never change.
 // 2: the endpoint carries max_dest_rd_atomic; 3: params carry threads; 4: heartbeats during a run;
 // 5: the test "path"; 6: the "stalled" message; 7: params carry "connection" (manual or rdma_cm,
-// which both sides compare) and "tclass"
-inline constexpr std::uint32_t oob_version = 7;
+// which both sides compare) and "tclass"; 8: path's params carry "sl", "flow_label", "pkey_index",
+// "ack_timeout" and "retry_cnt"
+inline constexpr std::uint32_t oob_version = 8;
 inline constexpr std::string_view oob_tool = "qpscope";
 inline constexpr std::array<std::string_view, 3> oob_tests{"ping-pong", "bw", "path"};
 inline constexpr std::array<std::string_view, 2> oob_roles{"client", "server"};

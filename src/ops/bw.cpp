@@ -14,6 +14,7 @@
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/bw/worker.hpp"
 #include "src/perf/clock.hpp"
+#include "src/perf/link_connect.hpp"
 
 namespace qps::perf {
 

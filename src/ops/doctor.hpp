@@ -16,6 +16,7 @@
 
 #include "src/finding.hpp"
 #include "src/health/port_checks.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::health {
 
@@ -26,6 +27,10 @@ struct DoctorOptions {
     double interval_s = 1.0;           // between the two counter and QP samples
     bool loopback = true;              // the self-test per ACTIVE port
     bool loopback_bw = false;          // and a short RDMA write bandwidth run
+    // The loopback's QPs: connected through rdma_cm (to an address of the
+    // port's netdev) instead of by hand, and set with these knobs.
+    bool loopback_cm = false;
+    verbs::QpKnobs knobs;
     // Locked memory the memlock check asks for; 0: what a default
     // `qpscope bw` test registers.
     std::uint64_t memlock_needed = 0;

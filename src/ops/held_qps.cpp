@@ -27,6 +27,7 @@ struct HeldDevice {
     std::string name;
     verbs::Context ctx;
     verbs::ProtectionDomain pd;
+    int atomic_cap = IBV_ATOMIC_NONE;  // ibv_device_attr::atomic_cap: may its buffers be atomic targets
 };
 
 struct Completion {
@@ -91,31 +92,66 @@ void post_peer_receive(HeldQp& peer)
         throw SystemError(fmt::format("ibv_post_recv on the peer QP {:#x}", peer.qp->qp_num), rc);
 }
 
-// The WR's opcode for `op`: a send first posts the peer's receive (when the
-// peer is held here), a write or read aims at the buffer given in the
-// request, else at the peer's.
-void prepare_operation(ibv_send_wr& wr, const std::string& op, const Json& req, HeldQp* peer,
-                       std::uint32_t dest_qpn)
+// Where a write, read or atomic aims: the buffer given in the request, else
+// the peer's when this holder has it.
+void aim_remote(std::uint64_t& remote_addr, std::uint32_t& rkey, std::string_view op, const Json& req, HeldQp* peer,
+                std::uint32_t dest_qpn)
 {
-    if (op == "send") {
-        wr.opcode = IBV_WR_SEND;
+    if (req.contains("raddr") && req.contains("rkey")) {
+        remote_addr = req["raddr"].get<std::uint64_t>();
+        rkey = req["rkey"].get<std::uint32_t>();
+    } else if (peer) {
+        remote_addr = reinterpret_cast<std::uintptr_t>(peer->buffer.get());
+        rkey = peer->mr->rkey;
+    } else {
+        throw UsageError(
+            fmt::format("--op {}: the peer QP {:#x} is not held here; give --raddr and --rkey", op, dest_qpn));
+    }
+}
+
+// The WR for `op`: a send first posts the peer's receive (when the peer is
+// held here), a write, read or atomic aims at the remote buffer
+// (aim_remote); an atomic carries its operands.
+void prepare_operation(ibv_send_wr& wr, PostOp op, const Json& req, HeldQp* peer, std::uint32_t dest_qpn)
+{
+    wr.opcode = post_wr_opcode(op);
+    const std::string_view name = post_op_name(op);
+    if (op == PostOp::send) {
         if (peer)
             post_peer_receive(*peer);
-    } else if (op == "write" || op == "read") {
-        wr.opcode = op == "write" ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ;
-        if (req.contains("raddr") && req.contains("rkey")) {
-            wr.wr.rdma.remote_addr = req["raddr"].get<std::uint64_t>();
-            wr.wr.rdma.rkey = req["rkey"].get<std::uint32_t>();
-        } else if (peer) {
-            wr.wr.rdma.remote_addr = reinterpret_cast<std::uintptr_t>(peer->buffer.get());
-            wr.wr.rdma.rkey = peer->mr->rkey;
-        } else {
-            throw UsageError(fmt::format("--op {}: the peer QP {:#x} is not held here; give --raddr and --rkey",
-                                         op, dest_qpn));
-        }
+    } else if (is_atomic(op)) {
+        aim_remote(wr.wr.atomic.remote_addr, wr.wr.atomic.rkey, name, req, peer, dest_qpn);
+        wr.wr.atomic.compare_add = req.value("compare_add", std::uint64_t{0});
+        wr.wr.atomic.swap = req.value("swap", std::uint64_t{0});
     } else {
-        throw UsageError(fmt::format("--op '{}': valid operations are send, write, read", op));
+        aim_remote(wr.wr.rdma.remote_addr, wr.wr.rdma.rkey, name, req, peer, dest_qpn);
     }
+}
+
+// Refuses an atomic the QP, its device or the peer held here (the
+// responder) cannot do (atomic_post_problem), before anything is posted.
+void check_atomic(PostOp op, const HeldQp& q, const ibv_qp_attr& attr, const ibv_qp_init_attr& init,
+                  const HeldQp* peer, std::uint64_t remote_addr)
+{
+    AtomicPostFacts f;
+    f.op = op;
+    f.qpn = q.qp->qp_num;
+    f.type = init.qp_type;
+    f.device = q.device->name;
+    f.atomic_cap = q.device->atomic_cap;
+    f.state = attr.qp_state;
+    f.max_rd_atomic = attr.max_rd_atomic;
+    f.remote_addr = remote_addr;
+    if (peer) {
+        ibv_qp_attr pa{};
+        ibv_qp_init_attr pinit{};
+        if (int rc = ibv_query_qp(peer->qp.get(), &pa, IBV_QP_ACCESS_FLAGS | IBV_QP_MAX_DEST_RD_ATOMIC, &pinit);
+            rc != 0)
+            throw SystemError(fmt::format("ibv_query_qp({:#x})", peer->qp->qp_num), rc);
+        f.target = AtomicPostFacts::Target{peer->qp->qp_num, pa.qp_access_flags, pa.max_dest_rd_atomic};
+    }
+    if (const auto problem = atomic_post_problem(f))
+        throw UsageError(*problem);
 }
 
 // One completion on `cq`, polled every 200 µs until `timeout`: what
@@ -176,6 +212,10 @@ HeldDevice& HeldQps::open_device(const std::string& name)
     dev->pd.reset(ibv_alloc_pd(dev->ctx.get()));
     if (!dev->pd)
         throw SystemError(fmt::format("ibv_alloc_pd({})", dev->name), errno);
+    ibv_device_attr da{};
+    if (int rc = ibv_query_device(dev->ctx.get(), &da); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", dev->name), rc);
+    dev->atomic_cap = da.atomic_cap;
     auto& ref = *dev;
     devices_[dev->name] = std::move(dev);
     return ref;
@@ -253,8 +293,11 @@ Json HeldQps::create(const Json& req)
     q->buffer = verbs::page_buffer(c.buffer_size);
     if (!q->buffer)
         throw SystemError(fmt::format("aligned_alloc({} bytes)", c.buffer_size), ENOMEM);
-    q->mr.reset(ibv_reg_mr(dev.pd.get(), q->buffer.get(), c.buffer_size,
-                           IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ));
+    // Remote atomics too where the device does them (`qp post --op fadd|cas`
+    // aims at the peer's buffer); a device without them may refuse the flag.
+    const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                       (dev.atomic_cap != IBV_ATOMIC_NONE ? IBV_ACCESS_REMOTE_ATOMIC : 0);
+    q->mr.reset(ibv_reg_mr(dev.pd.get(), q->buffer.get(), c.buffer_size, access));
     if (!q->mr)
         throw SystemError(fmt::format("ibv_reg_mr({} bytes)", c.buffer_size), errno,
                           "is the locked-memory limit (ulimit -l) too low?");
@@ -344,25 +387,42 @@ HeldQp* HeldQps::peer_held_here(const HeldQp& q, std::uint32_t dest_qpn)
 Json HeldQps::post(const Json& req)
 {
     HeldQp& q = find(req);
-    const std::string op = req.value("operation", "send");
-    const std::uint32_t size = req.value("size", 64u);
+    const PostOp op = parse_post_op(req.value("operation", "send"));
+    const std::string_view name = post_op_name(op);
+    const std::uint32_t size = req.value("size", default_post_size);
     const auto timeout = std::chrono::milliseconds(req.value("timeout_ms", 5000u));
     if (size > q.buffer_size)
         throw UsageError(fmt::format("--size {} exceeds the QP's buffer of {} bytes", size, q.buffer_size));
+    if (is_atomic(op) && (size != atomic_operand_bytes || q.buffer_size < atomic_operand_bytes))
+        throw UsageError(fmt::format("-s {}: --op {} works on one {}-byte operand", size, name, atomic_operand_bytes));
 
     ibv_qp_attr attr{};
     ibv_qp_init_attr init{};
-    ibv_query_qp(q.qp.get(), &attr, IBV_QP_DEST_QPN | IBV_QP_STATE, &init);
+    if (int rc = ibv_query_qp(q.qp.get(), &attr, IBV_QP_DEST_QPN | IBV_QP_STATE | IBV_QP_MAX_QP_RD_ATOMIC, &init);
+        rc != 0)
+        throw SystemError(fmt::format("ibv_query_qp({:#x})", q.qp->qp_num), rc);
     // The peer, when this holder has it too: receives for a send, remote
-    // buffer for write/read.
+    // buffer for write/read and the atomics.
     HeldQp* peer = peer_held_here(q, attr.dest_qp_num);
 
-    ibv_sge sge{reinterpret_cast<std::uintptr_t>(q.buffer.get()), size, q.mr->lkey};
+    // An atomic's fetched value lands in the last 8 bytes of the buffer, so
+    // the start of it (where the peer's atomics aim) stays the peer's
+    // counter, also when both QPs post atomics at each other.
+    std::uint8_t* local = q.buffer.get() + (is_atomic(op) ? q.buffer_size - atomic_operand_bytes : 0);
+    ibv_sge sge{reinterpret_cast<std::uintptr_t>(local), size, q.mr->lkey};
     ibv_send_wr wr{};
     wr.wr_id = ++q.posted;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.send_flags = IBV_SEND_SIGNALED;
+    if (is_atomic(op)) {
+        // The responder is the peer QP whatever the address; without a
+        // given address the target is its buffer (page-aligned).
+        check_atomic(op, q, attr, init, peer, req.value("raddr", std::uint64_t{0}));
+        // Clear the old bytes, so a stale value can never pass for a
+        // fetched one.
+        std::memset(local, 0, atomic_operand_bytes);
+    }
     prepare_operation(wr, op, req, peer, attr.dest_qp_num);
     ibv_send_wr* bad = nullptr;
     if (int rc = ibv_post_send(q.qp.get(), &wr, &bad); rc != 0)
@@ -372,7 +432,11 @@ Json HeldQps::post(const Json& req)
     ibv_wc wc{};
     double waited_ms = 0;
     const int n = wait_completion(q.cq.get(), wc, timeout, waited_ms);
-    Json result{{"qpn", q.qp->qp_num}, {"operation", op}, {"size", size}, {"waited_ms", waited_ms}};
+    Json result{{"qpn", q.qp->qp_num}, {"operation", std::string(name)}, {"size", size}, {"waited_ms", waited_ms}};
+    if (is_atomic(op)) {
+        result["remote_addr"] = wr.wr.atomic.remote_addr;
+        result["rkey"] = wr.wr.atomic.rkey;
+    }
     if (n < 0)
         throw SystemError("ibv_poll_cq", EIO);
     if (n == 0) {
@@ -383,7 +447,14 @@ Json HeldQps::post(const Json& req)
     if (c.status != IBV_WC_SUCCESS)
         q.last_error = c;
     result["completion"] = completion_json(c);
-    if (peer && op == "send")  // drain the peer's receive completion
+    if (is_atomic(op) && c.status == IBV_WC_SUCCESS) {
+        // The original 8 bytes at the target, in host order as the NIC
+        // wrote them back.
+        std::uint64_t fetched = 0;
+        std::memcpy(&fetched, local, sizeof fetched);
+        result["fetched"] = fetched;
+    }
+    if (peer && op == PostOp::send)  // drain the peer's receive completion
         reap_peer_receive(*peer, result);
     return result;
 }

@@ -1,8 +1,11 @@
 // The loopback self-test of one port: two RC QPs on the port connected to
-// each other in this process, a short send ping-pong between them (both
-// ends' threads here), and optionally a short RDMA write bandwidth run. The
-// same loops as ping-pong and bw; bounded in time; measures, never judges
-// (doctor's port.loopback finding does).
+// each other in this process, by hand or through rdma_cm (a listener on an
+// address of the port and a client connecting to it, as NVMe-oF would), a
+// short send ping-pong between them (both ends' threads here), and
+// optionally a short RDMA write bandwidth run. The same loops as ping-pong
+// and bw, the QPs set with the same knobs (traffic class, SL, P_Key index,
+// timeouts); bounded in time; measures, never judges (doctor's
+// port.loopback finding does).
 #pragma once
 
 #include <chrono>
@@ -11,6 +14,7 @@
 #include <string>
 
 #include "src/verbs/discovery.hpp"
+#include "src/verbs/link_resources.hpp"
 
 namespace qps::perf {
 
@@ -22,6 +26,11 @@ struct LoopbackSpec {
     bool bandwidth = false;        // also RDMA write, 64 KiB messages
     std::chrono::milliseconds bandwidth_time{1000};
     std::chrono::milliseconds silence_limit{3000};
+    verbs::QpKnobs knobs;
+    // rdma_cm: the QPs connect through it, listening on and connecting to
+    // `cm_address` (an address of the port's netdev; "": not connectable).
+    bool cm = false;
+    std::string cm_address;
     // The device already opened (doctor's snapshot of it): both tests' QPs
     // use it. Null: the self-test opens `device` itself, once.
     verbs::SharedDevice opened;
@@ -35,6 +44,7 @@ struct LoopbackResult {
     std::uint64_t round_trips = 0;
     double latency_p50_us = 0;          // one way (half the round trip), median
     std::uint32_t gid_index = 0;
+    std::string gid;                    // the client QP's GID, as connected (rdma_cm's choice with cm)
     std::optional<double> write_gbps;   // with bandwidth
     std::string bandwidth_error;
 };

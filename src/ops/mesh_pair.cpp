@@ -1,17 +1,20 @@
 #include "src/ops/mesh_pair.hpp"
 
 #include <algorithm>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <stdexcept>
 #include <unistd.h>
 
+#include "src/error.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/net/messages.hpp"
 #include "src/perf/bw/loop.hpp"
 #include "src/perf/pingpong/loop.hpp"
 #include "src/perf/link_common.hpp"
 #include "src/util/json_text.hpp"
+#include "src/verbs/cm.hpp"
 #include "src/verbs/link_resources.hpp"
 
 namespace qps::mesh {
@@ -54,6 +57,22 @@ public:
             throw PairFailure(fmt::format("{} is at step '{}', this rank at '{}'", rank_name(*ctx_.partner),
                                           util::json_text(theirs["step"]), step));
         return theirs;
+    }
+
+    // While this side waits on something else (rdma_cm's connect request):
+    // a message from the partner now can only be its failure, which ends
+    // the pair with its words.
+    void poll_failure(std::string_view step)
+    {
+        const auto text = link_.receive(std::chrono::steady_clock::now());
+        if (!text)
+            return;
+        const Json theirs = Json::parse(*text, nullptr, false);
+        if (theirs.is_object() && theirs.contains("error") && theirs["error"].is_string())
+            throw PairFailure(fmt::format("{}: {}", rank_name(*ctx_.partner), theirs["error"].get<std::string>()));
+        throw PairFailure(fmt::format("{} sent a message at step '{}' while this rank waited for its rdma_cm connect "
+                                      "request",
+                                      rank_name(*ctx_.partner), step));
     }
 
     // This side failed at `step`: tells the partner, then ends the pair.
@@ -157,6 +176,109 @@ void bandwidth_direction(Steps& steps, verbs::LinkResources& res, const PairCont
     verified = "ok";
 }
 
+// This side's endpoint for the partner's, over the link (step "endpoint").
+net::Endpoint swap_endpoints(Steps& steps, const verbs::LinkResources& res)
+{
+    const Json theirs = steps.swap("endpoint", Json{{"endpoint", net::to_message(res.local())}});
+    try {
+        if (!theirs.contains("endpoint"))
+            throw std::runtime_error("the partner's endpoint message has no endpoint");
+        return net::parse_endpoint(theirs["endpoint"]);
+    } catch (const std::exception& e) {
+        steps.fail("connect", e.what());
+    }
+}
+
+// By hand: the endpoints swapped over the link, each side to RTS.
+void manual_connect(Steps& steps, const verbs::LinkSetup& setup, std::optional<verbs::LinkResources>& res)
+{
+    try {
+        res.emplace(setup);
+    } catch (const std::exception& e) {
+        steps.fail("endpoint", e.what());
+    }
+    const net::Endpoint theirs = swap_endpoints(steps, *res);
+    try {
+        res->connect(theirs);
+    } catch (const std::exception& e) {
+        steps.fail("connect", e.what());
+    }
+}
+
+// rdma_cm: rank a listens on its address (a port of the kernel's choosing,
+// sent over the link), rank b resolves it from its own address and
+// connects; a accepts. Then the endpoints swap for the buffers (RDMA
+// writes). A side that fails tells the other; a waits for the request in
+// slices, so b's failure ends its wait at once.
+void cm_connect(Steps& steps, const PairContext& ctx, const verbs::LinkSetup& setup,
+                std::optional<verbs::CmSide>& cm, std::optional<verbs::LinkResources>& res, bool is_a)
+{
+    std::uint16_t port = 0;
+    if (is_a) {
+        try {
+            cm.emplace();
+            cm->listen(ctx.mine->cm_address, 0);
+            port = ntohs(rdma_get_src_port(cm->listener()));
+        } catch (const std::exception& e) {
+            steps.fail("rdma_cm listen", e.what());
+        }
+        steps.swap("rdma_cm listen", Json{{"cm_port", port}});
+        std::uint32_t index = 0;
+        rdma_conn_param theirs{};
+        verbs::CmId request;
+        while (!request) {
+            try {
+                request = cm->next_request(std::chrono::milliseconds(200), index, theirs);
+            } catch (const TimeoutError&) {
+                steps.poll_failure("rdma_cm connect");
+                if (std::chrono::steady_clock::now() >= ctx.deadline)
+                    steps.fail("rdma_cm connect",
+                               fmt::format("no rdma_cm connect request from {} within the pair's timeout ({:g} s): "
+                                           "UDP 4791 dropped on the way, or its connect failed",
+                                           rank_name(*ctx.partner), ctx.tests.timeout_s));
+            } catch (const std::exception& e) {
+                steps.fail("rdma_cm connect", e.what());
+            }
+        }
+        rdma_cm_id* raw = request.get();
+        try {
+            res.emplace(setup, request);
+        } catch (const std::exception& e) {
+            if (request)
+                cm->reject(raw, fmt::format("qpscope-mesh {}: {}", rank_name(*ctx.mine), e.what()));
+            steps.fail("rdma_cm connect", e.what());
+        }
+        try {
+            cm->accept(res->cm_id(), res->cm_param(&theirs), remaining(ctx.deadline));
+            res->cm_established();
+        } catch (const std::exception& e) {
+            steps.fail("rdma_cm connect", e.what());
+        }
+    } else {
+        const Json theirs = steps.swap("rdma_cm listen", Json::object());
+        try {
+            port = theirs.at("cm_port").get<std::uint16_t>();
+            cm.emplace();
+            verbs::CmTarget target;
+            target.host = ctx.partner->cm_address;
+            target.port = port;
+            target.bind = ctx.mine->cm_address;
+            if (setup.traffic_class != 0)
+                target.tos = setup.traffic_class;
+            if (setup.ack_timeout != verbs::link_ack_timeout_code)
+                target.ack_timeout = setup.ack_timeout;
+            verbs::CmId id = cm->resolve(target);
+            res.emplace(setup, id);
+            cm->connect(res->cm_id(), res->cm_param(), 0, remaining(ctx.deadline),
+                        fmt::format("{} at {} port {}", rank_name(*ctx.partner), ctx.partner->cm_address, port));
+            res->cm_established();
+        } catch (const std::exception& e) {
+            steps.fail("rdma_cm connect", e.what());
+        }
+    }
+    res->cm_peer(swap_endpoints(steps, *res));  // the partner's buffer, for the RDMA writes
+}
+
 }  // namespace
 
 PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& clock)
@@ -176,24 +298,21 @@ PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& c
                 throw PairFailure(fmt::format("{} could not set up: {}", rank_name(*r), r->setup_error));
 
         verbs::LinkSetup setup;
+        static_cast<verbs::QpKnobs&>(setup) = ctx.tests.knobs;
         setup.device = ctx.mine->device;
         setup.opened = ctx.device;
         setup.port = static_cast<std::uint8_t>(ctx.mine->port);
         setup.gid_index = ctx.mine->gid_index;
         setup.buffer_bytes = std::max({ctx.tests.lat_size, ctx.tests.bw_size, 64u});
         setup.max_inline = std::min<std::uint32_t>(ctx.tests.lat_size, 256);
+        // Declared before the QP: rdma_cm's event channel outlives its ID.
+        std::optional<verbs::CmSide> cm;
         std::optional<verbs::LinkResources> res;
+        if (ctx.tests.cm)
+            cm_connect(steps, ctx, setup, cm, res, is_a);
+        else
+            manual_connect(steps, setup, res);
         try {
-            res.emplace(setup);
-        } catch (const std::exception& e) {
-            steps.fail("endpoint", e.what());
-        }
-        const Json theirs =
-            steps.swap("endpoint", Json{{"endpoint", net::to_message(res->local())}});
-        try {
-            if (!theirs.contains("endpoint"))
-                throw std::runtime_error("the partner's endpoint message has no endpoint");
-            res->connect(net::parse_endpoint(theirs["endpoint"]));
             perf::prepost_receives(*res, ctx.tests.lat_size);
         } catch (const std::exception& e) {
             steps.fail("connect", e.what());

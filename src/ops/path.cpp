@@ -12,6 +12,7 @@
 #include "src/net/deadline_io.hpp"
 #include "src/ops/side_checks.hpp"
 #include "src/perf/ud_probe.hpp"
+#include "src/perf/link_checks.hpp"
 
 namespace qps::health {
 
@@ -34,7 +35,9 @@ constexpr std::uint32_t rc_ipv4_headers = 60, rc_ipv6_headers = 80;
 
 Json path_params(const PathOptions& o)
 {
-    return Json{{"traffic_class", o.traffic_class}, {"probes", o.probes}, {"burst", o.burst}, {"pings", o.pings}};
+    return Json{{"traffic_class", o.traffic_class}, {"probes", o.probes},         {"burst", o.burst},
+                {"pings", o.pings},                 {"sl", o.sl},                 {"flow_label", o.flow_label},
+                {"pkey_index", o.pkey_index},       {"ack_timeout", o.ack_timeout}, {"retry_cnt", o.retry_cnt}};
 }
 
 void adopt_path(PathOptions& o, const Json& p)
@@ -54,6 +57,11 @@ void adopt_path(PathOptions& o, const Json& p)
     o.probes = number("probes", 1, max_path_probes);
     o.burst = number("burst", 1, max_path_burst);
     o.pings = number("pings", 1, max_path_pings);
+    o.sl = static_cast<std::uint8_t>(number("sl", 0, 15));
+    o.flow_label = number("flow_label", 0, 0xfffff);
+    o.pkey_index = static_cast<std::uint16_t>(number("pkey_index", 0, 0xffff));
+    o.ack_timeout = static_cast<std::uint8_t>(number("ack_timeout", 0, 31));
+    o.retry_cnt = static_cast<std::uint8_t>(number("retry_cnt", 0, 7));
 }
 
 struct SideCounters {
@@ -294,8 +302,11 @@ PathReport path_header(const PathOptions& o, net::Exchange& ex, const verbs::Lin
     r.probes = o.probes;
     r.burst = o.burst;
     r.pings = o.pings;
-    r.ack_timeout_code = verbs::link_ack_timeout_code;
-    r.retry_cnt = verbs::link_retry_cnt;
+    r.sl = o.sl;
+    r.flow_label = o.flow_label;
+    r.pkey_index = o.pkey_index;
+    r.ack_timeout_code = o.ack_timeout;
+    r.retry_cnt = o.retry_cnt;
     return r;
 }
 
@@ -348,8 +359,10 @@ PathReport run_path(const PathOptions& given)
     // 1. Connect, agree, one UD QP a side.
     Json theirs;
     net::Exchange ex = perf::open_exchange(o, "path", path_params(o), theirs);
-    if (!client)
+    if (!client) {
         adopt_path(o, theirs);
+        perf::check_pkey_index(o);  // the client's index, against this side's table
+    }
     verbs::LinkSetup setup = perf::link_setup(o, perf::max_probe_bytes);
     setup.traffic_class = o.traffic_class;
     setup.send_depth = 32;

@@ -72,7 +72,12 @@ struct PathReport {
     std::uint16_t tcp_port = 0;
     int traffic_class = 0;
     std::uint32_t probes = 0, burst = 0, pings = 0;
-    int ack_timeout_code = 0, retry_cnt = 0;  // what a default RC QP of qpscope uses
+    // The probes' address: service level, flow label, P_Key index (--sl,
+    // --flow-label, --pkey-index; a server: the client's).
+    std::uint32_t sl = 0, flow_label = 0, pkey_index = 0;
+    // What the round trip is judged against: an RC QP's ACK timeout code and
+    // retry count (--qp-timeout, --retry-cnt; default: what qpscope's use).
+    int ack_timeout_code = 0, retry_cnt = 0;
     PathRoundTrip rtt;                        // the client's measurement on both sides
     PathDirection out, in;                    // here -> peer, peer -> here
     // Each side's RoCE packets over the run, from its port counters

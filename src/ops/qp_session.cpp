@@ -175,10 +175,11 @@ std::vector<report::QpReport> list_held()
 
 PostOutcome post_qp(const PostSpec& spec)
 {
+    const PostRequest& r = spec.request;
     PostOutcome out;
     out.qpn = spec.qpn;
-    out.operation = spec.operation;
-    out.size = spec.size;
+    out.operation = std::string(post_op_name(r.op));
+    out.size = r.size;
     out.wait = spec.wait;
     if (out.wait.count() == 0) {
         // Long enough for the QP to give up by itself: its derived retry wait
@@ -190,13 +191,17 @@ PostOutcome post_qp(const PostSpec& spec)
         out.wait = std::chrono::milliseconds(static_cast<long>(std::min(ms, 600000.0)));
     }
     Json req{{"qpn", spec.qpn},
-             {"operation", spec.operation},
-             {"size", spec.size},
+             {"operation", out.operation},
+             {"size", r.size},
              {"timeout_ms", static_cast<std::uint64_t>(out.wait.count())}};
-    if (spec.raddr)
-        req["raddr"] = *spec.raddr;
-    if (spec.rkey)
-        req["rkey"] = *spec.rkey;
+    if (r.raddr && r.rkey) {
+        req["raddr"] = *r.raddr;
+        req["rkey"] = *r.rkey;
+    }
+    if (is_atomic(r.op)) {
+        req["compare_add"] = r.compare_add;
+        req["swap"] = r.swap;
+    }
     const Json result = holder_call("post", req);
     out.waited_ms = result.value("waited_ms", 0.0);
     out.timed_out = result.value("timed_out", false);
@@ -204,6 +209,23 @@ PostOutcome post_qp(const PostSpec& spec)
         out.completion = report::build_completion(result.at("completion"));
     if (result.contains("peer_completion"))
         out.peer_completion = report::build_completion(result.at("peer_completion"));
+    if (is_atomic(r.op)) {
+        AtomicOutcome a;
+        a.remote_addr = result.value("remote_addr", std::uint64_t{0});
+        a.rkey = result.value("rkey", 0u);
+        if (r.op == PostOp::fadd) {
+            a.add = r.compare_add;
+        } else {
+            a.compare = r.compare_add;
+            a.swap = r.swap;
+        }
+        if (result.contains("fetched")) {
+            a.fetched = result.at("fetched").get<std::uint64_t>();
+            if (r.op == PostOp::cas)  // the NIC swaps exactly when the original equals compare
+                a.swapped = *a.fetched == r.compare_add;
+        }
+        out.atomic = a;
+    }
     out.after = query_held(spec.qpn);
     return out;
 }

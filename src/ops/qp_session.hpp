@@ -69,11 +69,20 @@ std::vector<report::QpReport> list_held();
 
 struct PostSpec {
     std::uint32_t qpn = 0;
-    std::string operation = "send";
-    std::uint32_t size = 64;
+    PostRequest request;                // the operation and its operands, checked (parse_post_flags)
     std::chrono::milliseconds wait{0};  // 0: the QP's derived retry wait plus a margin
-    std::optional<std::uint64_t> raddr;
-    std::optional<std::uint32_t> rkey;
+};
+
+// An atomic's operands and what it fetched: the 8 bytes at the remote
+// address before the operation, as the NIC returned them into the QP's
+// local buffer.
+struct AtomicOutcome {
+    std::uint64_t remote_addr = 0;
+    std::uint32_t rkey = 0;
+    std::optional<std::uint64_t> add;            // fadd
+    std::optional<std::uint64_t> compare, swap;  // cas
+    std::optional<std::uint64_t> fetched;        // on a successful completion
+    std::optional<bool> swapped;                 // cas, on success: fetched == compare
 };
 
 struct PostOutcome {
@@ -84,6 +93,7 @@ struct PostOutcome {
     std::chrono::milliseconds wait{0};
     bool timed_out = false;
     std::optional<report::CompletionReport> completion, peer_completion;
+    std::optional<AtomicOutcome> atomic;  // --op fadd|cas
     std::optional<report::QpReport> after;
 };
 

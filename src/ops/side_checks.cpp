@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "src/error.hpp"
 #include "src/health/preflight.hpp"
+#include "src/verbs/gid_choice.hpp"
+#include "src/perf/link_checks.hpp"
 
 namespace qps::perf {
 
@@ -30,11 +33,29 @@ void preflight_link(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
     o.gid_kinds = std::move(checked.gid_kinds);
 }
 
+// --bind by hand (rdma_cm binds its own): the source GID is the one that
+// holds the address, chosen before any network step.
+void bind_gid(LinkOptions& o)
+{
+    if (o.cm || o.bind.empty() || !o.opened)
+        return;
+    const auto index = verbs::index_of_address(verbs::read_gid_candidates(o.opened->ctx.get(), o.port), o.bind);
+    if (!index)
+        throw UsageError(fmt::format("--bind {}: no GID of {} port {} holds that address: give a numeric address of "
+                                     "its netdev ('qpscope ports' lists each GID's)",
+                                     o.bind, o.opened->name, o.port));
+    if (o.gid_index && *o.gid_index != *index)
+        throw UsageError(fmt::format("--bind {} is GID index {} of {} port {}, and -x {} was given: give one of them",
+                                     o.bind, *index, o.opened->name, o.port, *o.gid_index));
+    o.gid_index = *index;
+}
+
 }  // namespace
 
 std::vector<int> preflight_side(LinkOptions& o, std::uint32_t qps)
 {
     preflight_link(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
+    bind_gid(o);
     check_iwarp(o);
     check_pkey_index(o);
     check_atomic_cap(o);

@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <endian.h>
 #include <fmt/format.h>
 #include <sched.h>
 
 #include <fmt/ranges.h>
 
-#include "src/decode/cm.hpp"
 #include "src/decode/decode.hpp"
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
@@ -212,8 +210,9 @@ void pin_cpu(const std::optional<int>& cpu)
 net::Exchange open_exchange(const LinkOptions& o, std::string_view test, const Json& mine, Json& theirs)
 {
     const bool client = !o.host.empty();
-    net::Channel channel = client ? net::Channel::connect(o.host, o.tcp_port, o.timeout)
-                                  : net::Channel::accept_one(o.tcp_port, std::chrono::milliseconds(0));
+    // With --cm, --bind is rdma_cm's source; the exchange's TCP takes it too.
+    net::Channel channel = client ? net::Channel::connect(o.host, o.tcp_port, o.timeout, o.bind)
+                                  : net::Channel::accept_one(o.tcp_port, std::chrono::milliseconds(0), o.bind);
     net::Exchange ex(std::move(channel), client ? net::Role::client : net::Role::server, std::string(test),
                      o.timeout);
     ex.hello();
@@ -234,6 +233,17 @@ std::string barrier_failure(net::Exchange& ex)
     } catch (const TimeoutError& e) {
         return e.what();
     }
+}
+
+void check_atomic_sizes(const LinkOptions& o)
+{
+    if (!is_atomic(o.op))
+        return;
+    for (auto s : o.sizes)
+        if (s != atomic_bytes)
+            throw UsageError(fmt::format("--op {} works on 8-byte operands: -s {} is not possible (give -s 8, or "
+                                         "leave -s out)",
+                                         op_name(o.op), s));
 }
 
 verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest)
@@ -261,190 +271,6 @@ verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest)
     return setup;
 }
 
-void check_iwarp(const LinkOptions& o)
-{
-    if (o.cm || !o.opened || o.opened->ctx->device->transport_type != IBV_TRANSPORT_IWARP)
-        return;
-    throw UsageError(fmt::format("{} is an iWARP device: its QPs connect only through rdma_cm (the connection is "
-                                 "a TCP stream set up by the kernel); give --cm on both sides",
-                                 o.opened->name));
-}
-
-void check_atomic_sizes(const LinkOptions& o)
-{
-    if (!is_atomic(o.op))
-        return;
-    for (auto s : o.sizes)
-        if (s != atomic_bytes)
-            throw UsageError(fmt::format("--op {} works on 8-byte operands: -s {} is not possible (give -s 8, or "
-                                         "leave -s out)",
-                                         op_name(o.op), s));
-}
-
-void check_atomic_cap(const LinkOptions& o)
-{
-    if (!is_atomic(o.op) || !o.opened)
-        return;
-    ibv_device_attr da{};
-    if (int rc = ibv_query_device(o.opened->ctx.get(), &da); rc != 0)
-        throw SystemError(fmt::format("ibv_query_device({})", o.opened->name), rc);
-    if (da.atomic_cap == IBV_ATOMIC_NONE)
-        throw UsageError(fmt::format("--op {}: {} does no atomics (atomic_cap ATOMIC_NONE): run it on a device "
-                                     "whose 'qpscope ports' shows atomics",
-                                     op_name(o.op), o.opened->name));
-}
-
-void check_pkey_index(const LinkOptions& o)
-{
-    if (o.pkey_index == 0 || !o.opened)
-        return;
-    ibv_port_attr pa{};
-    if (int rc = ibv_query_port(o.opened->ctx.get(), o.port, &pa); rc != 0)
-        throw SystemError(fmt::format("ibv_query_port({}, {})", o.opened->name, o.port), rc);
-    std::vector<std::string> entries;
-    for (int i = 0; i < pa.pkey_tbl_len && i < 8; ++i) {
-        __be16 pkey = 0;
-        if (ibv_query_pkey(o.opened->ctx.get(), o.port, i, &pkey) == 0)
-            entries.push_back(fmt::format("{} = {:#06x}", i, be16toh(pkey)));
-    }
-    const std::string table =
-        fmt::format("{} port {}'s P_Key table has {} entr{} ({}{})", o.opened->name, o.port, pa.pkey_tbl_len,
-                    pa.pkey_tbl_len == 1 ? "y" : "ies", fmt::join(entries, ", "), pa.pkey_tbl_len > 8 ? ", ..." : "");
-    if (o.pkey_index >= pa.pkey_tbl_len)
-        throw UsageError(fmt::format("--pkey-index {}: {}; valid are 0..{}", o.pkey_index, table, pa.pkey_tbl_len - 1));
-    __be16 pkey = 0;
-    if (ibv_query_pkey(o.opened->ctx.get(), o.port, o.pkey_index, &pkey) == 0 && (be16toh(pkey) & 0x7fff) == 0)
-        throw UsageError(fmt::format("--pkey-index {}: that entry of {} is empty (P_Key {:#06x}): a QP on it cannot "
-                                     "reach anyone",
-                                     o.pkey_index, table, be16toh(pkey)));
-}
-
-namespace {
-
-// Where a client's rdma_cm connects, and how its ID is set.
-verbs::CmTarget cm_target(const LinkOptions& o)
-{
-    verbs::CmTarget target;
-    target.host = o.host;
-    target.port = o.cm_port;
-    target.bind = o.bind;
-    target.tos = o.traffic_class;
-    if (o.ack_timeout != verbs::link_ack_timeout_code)
-        target.ack_timeout = o.ack_timeout;
-    return target;
-}
-
-}  // namespace
-
-CmStart cm_start(LinkOptions& o)
-{
-    CmStart start;
-    if (!o.cm)
-        return start;
-    start.side = std::make_unique<verbs::CmSide>();
-    std::string chosen;
-    if (!o.host.empty()) {
-        start.first = start.side->resolve(cm_target(o));
-        chosen = verbs::cm_device_name(start.first.get());
-        if (o.device_given && chosen != o.device)
-            throw UsageError(fmt::format("-d {}: rdma_cm routes {} through {} ({}), not -d {}: leave -d out, or give "
-                                         "--bind an address of {}'s netdev",
-                                         o.device, o.host, chosen,
-                                         verbs::cm_address_text(rdma_get_local_addr(start.first.get())), o.device,
-                                         o.device));
-        if (start.first->port_num != o.port)
-            o.port = start.first->port_num;
-    } else {
-        start.side->listen(o.bind, o.cm_port);
-        chosen = verbs::cm_device_name(start.side->listener());  // "" on every address
-        if (!chosen.empty() && o.device_given && chosen != o.device)
-            throw UsageError(fmt::format("-d {}: --bind {} is an address of {}, not of -d {}", o.device, o.bind,
-                                         chosen, o.device));
-    }
-    if (!chosen.empty() && chosen != o.device) {
-        o.device = chosen;
-        o.opened.reset();
-        start.device_changed = true;
-    }
-    return start;
-}
-
-namespace {
-
-// rdma_cm: this side's QPs, one at a time with the peer's.
-std::vector<std::unique_ptr<verbs::LinkResources>> cm_connected(const LinkOptions& o, const verbs::LinkSetup& setup,
-                                                                std::uint32_t n, net::Exchange& ex, CmStart& cm)
-{
-    std::vector<std::unique_ptr<verbs::LinkResources>> qps;
-    verbs::CmSide& side = *cm.side;
-    const std::string peer = net::host_of(ex.channel().peer());
-    for (std::uint32_t i = 0; i < n; ++i) {
-        if (!o.host.empty()) {
-            verbs::CmId id = i == 0 && cm.first ? std::move(cm.first) : side.resolve(cm_target(o));
-            auto res = std::make_unique<verbs::LinkResources>(setup, id);
-            side.connect(res->cm_id(), res->cm_param(), i, o.timeout, fmt::format("{} port {}", peer, o.cm_port));
-            res->cm_established();
-            qps.push_back(std::move(res));
-            continue;
-        }
-        std::uint32_t index = 0;
-        rdma_conn_param theirs{};
-        verbs::CmId id = side.next_request(o.timeout, index, theirs, ex.channel().fd());
-        rdma_cm_id* raw = id.get();
-        const std::string came = verbs::cm_device_name(raw);
-        std::unique_ptr<verbs::LinkResources> res;
-        try {
-            if (index != i)
-                throw OperationError(fmt::format("rdma_cm: the connect request for QP {} came while QP {} was "
-                                                 "expected",
-                                                 index, i));
-            if (o.device_given && came != o.device)
-                throw OperationError(fmt::format("rdma_cm: the client's connect request came through {}, and this "
-                                                 "server was given -d {}: leave -d out, or have the client connect "
-                                                 "to an address of {}'s netdev",
-                                                 came, o.device, o.device));
-            res = std::make_unique<verbs::LinkResources>(setup, id);
-        } catch (const std::exception& e) {
-            if (id)  // the request is refused with why (the client names it)
-                side.reject(raw, fmt::format("qpscope server: {}", e.what()));
-            throw;
-        }
-        side.accept(res->cm_id(), res->cm_param(&theirs), o.timeout);
-        res->cm_established();
-        qps.push_back(std::move(res));
-    }
-    for (auto& res : qps)
-        res->cm_peer(ex.endpoints(res->local()));
-    return qps;
-}
-
-}  // namespace
-
-std::vector<std::unique_ptr<verbs::LinkResources>> connected_qps(const LinkOptions& o, const verbs::LinkSetup& setup,
-                                                                 std::uint32_t n, std::uint32_t largest,
-                                                                 net::Exchange& ex, CmStart& cm)
-{
-    if (o.cm)
-        return cm_connected(o, setup, n, ex, cm);
-    std::vector<std::unique_ptr<verbs::LinkResources>> qps;
-    for (std::uint32_t i = 0; i < n; ++i)
-        qps.push_back(std::make_unique<verbs::LinkResources>(setup));
-    check_ud_fits(o, *qps.front(), largest);
-    for (auto& res : qps)
-        res->connect(ex.endpoints(res->local()));
-    return qps;
-}
-
-void fill_cm_events(report::LinkHeader& h, const CmStart& cm)
-{
-    if (!cm.side)
-        return;
-    for (const verbs::CmEventSeen& e : cm.side->trace()) {
-        h.cm_events.push_back({decode::cm_event_name(e.event), verbs::cm_status_text(e.event, e.status), e.ms});
-        if (e.event == RDMA_CM_EVENT_ESTABLISHED)
-            break;  // the first QP's
-    }
-}
 
 void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::uint32_t largest)
 {
@@ -460,6 +286,7 @@ void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex,
     h.role = o.host.empty() ? "server" : "client";
     h.peer = ex.channel().peer();
     h.op = op_name(o.op);
+    h.one_sided = one_sided(o.op);
     h.transport = transport_name(o.transport);
     h.device = res.device_name();
     h.port = o.port;

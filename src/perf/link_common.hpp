@@ -110,12 +110,6 @@ void check_op_transport(Op op, ibv_qp_type type);
 
 // UsageError unless an atomic op's sizes are all 8 bytes (its operand).
 void check_atomic_sizes(const LinkOptions& o);
-// UsageError when the device is an iWARP one and the QPs would connect by
-// hand: iWARP QPs connect only through rdma_cm (--cm).
-void check_iwarp(const LinkOptions& o);
-// UsageError when --op fadd|cas and the device does no atomics
-// (atomic_cap ATOMIC_NONE), naming it (the device preflight opened).
-void check_atomic_cap(const LinkOptions& o);
 
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
@@ -140,36 +134,10 @@ net::Exchange open_exchange(const LinkOptions& o, std::string_view test, const J
 // TimeoutError's text), so the sizes measured before stay the report.
 std::string barrier_failure(net::Exchange& ex);
 
-// UsageError when --pkey-index is past the port's P_Key table or names an
-// empty entry, naming the table (the device preflight opened, o.opened).
-void check_pkey_index(const LinkOptions& o);
 
 // The resources of one QP for a test whose largest message is `largest`.
 verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest);
 
-// rdma_cm's side of a test (--cm), started before any network step but
-// address resolution: a client resolves its first QP's address and route
-// (ADDR_ERROR and ROUTE_ERROR named here), a server binds and listens.
-// -d must be the device rdma_cm chose (UsageError naming both); without
-// -d, o.device becomes it. Null without --cm.
-struct CmStart {
-    std::unique_ptr<verbs::CmSide> side;
-    verbs::CmId first;  // a client's first QP's ID, resolved
-    bool device_changed = false;  // o.device is now rdma_cm's: check it again
-};
-CmStart cm_start(LinkOptions& o);
-// The header's rdma_cm events: the first QP's, up to ESTABLISHED.
-void fill_cm_events(report::LinkHeader& h, const CmStart& cm);
-
-// The side's `n` QPs made with `setup` and connected to the peer's `n`:
-// by hand (all made, the endpoints swapped, each moved to RTS), or through
-// rdma_cm (a client makes and connects each in turn, a server makes each
-// on the device its connect request came through and accepts it; then
-// the endpoints are swapped for the peers' buffers). `largest`: UD's
-// messages must fit the path MTU.
-std::vector<std::unique_ptr<verbs::LinkResources>> connected_qps(const LinkOptions& o, const verbs::LinkSetup& setup,
-                                                                 std::uint32_t n, std::uint32_t largest,
-                                                                 net::Exchange& ex, CmStart& cm);
 // UsageError when a UD message would not fit the path MTU.
 void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::uint32_t largest);
 

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <charconv>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <utility>
 
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
@@ -50,6 +52,22 @@ constexpr std::array<MigName, 3> mig_names{{
     {"rearm", IBV_MIG_REARM},
     {"armed", IBV_MIG_ARMED},
 }};
+
+struct PostOpName {
+    std::string_view name;
+    PostOp op;
+    ibv_wr_opcode opcode;
+};
+constexpr std::array<PostOpName, 5> post_op_names{{
+    {"send", PostOp::send, IBV_WR_SEND},
+    {"write", PostOp::write, IBV_WR_RDMA_WRITE},
+    {"read", PostOp::read, IBV_WR_RDMA_READ},
+    {"fadd", PostOp::fadd, IBV_WR_ATOMIC_FETCH_AND_ADD},
+    {"cas", PostOp::cas, IBV_WR_ATOMIC_CMP_AND_SWP},
+}};
+static_assert(post_op_names.back().op == PostOp::cas, "every PostOp, in enum order");
+
+const PostOpName& post_op_entry(PostOp op) { return post_op_names[static_cast<std::size_t>(op)]; }
 
 }  // namespace
 
@@ -108,6 +126,69 @@ std::vector<std::string> qp_type_words() { return names_of(type_names); }
 std::vector<std::string> mig_state_words() { return names_of(mig_names); }
 std::vector<std::string> access_words() { return names_of(decode::access_flags_table); }
 std::vector<std::string> mtu_words() { return names_of(decode::mtu_table); }
+std::vector<std::string> post_op_words() { return names_of(post_op_names); }
+
+PostOp parse_post_op(const std::string& text)
+{
+    const std::string l = lower(text);
+    for (const auto& o : post_op_names)
+        if (o.name == l)
+            return o.op;
+    throw UsageError(fmt::format("--op '{}': valid operations are {}", text, fmt::join(post_op_words(), ", ")));
+}
+
+std::string_view post_op_name(PostOp op) { return post_op_entry(op).name; }
+ibv_wr_opcode post_wr_opcode(PostOp op) { return post_op_entry(op).opcode; }
+
+PostRequest parse_post_flags(const PostFlags& f)
+{
+    PostRequest r;
+    r.op = parse_post_op(f.op);
+    const std::string_view name = post_op_name(r.op);
+    constexpr std::uint64_t any = ~std::uint64_t{0};
+
+    // Operands that belong to another operation are refused, not ignored:
+    // a typo in --op would otherwise post something else.
+    if (f.add && r.op != PostOp::fadd)
+        throw UsageError(fmt::format("--add {}: --add is the addend of --op fadd, not of --op {}", *f.add, name));
+    for (const auto& [given, flag] : {std::pair{&f.compare, "--compare"}, std::pair{&f.swap, "--swap"}})
+        if (*given && r.op != PostOp::cas)
+            throw UsageError(fmt::format("{} {}: {} is an operand of --op cas, not of --op {}", flag, **given, flag,
+                                         name));
+    if (r.op == PostOp::fadd)
+        r.compare_add = f.add ? parse_uint(*f.add, "--add", 0, any) : 1;
+    if (r.op == PostOp::cas) {
+        if (!f.compare || !f.swap)
+            throw UsageError(fmt::format("--op cas needs both --compare N and --swap N (missing: {})",
+                                         !f.compare && !f.swap ? "--compare, --swap"
+                                         : !f.compare          ? "--compare"
+                                                               : "--swap"));
+        r.compare_add = parse_uint(*f.compare, "--compare", 0, any);
+        r.swap = parse_uint(*f.swap, "--swap", 0, any);
+    }
+
+    if (is_atomic(r.op)) {
+        if (f.size && *f.size != atomic_operand_bytes)
+            throw UsageError(fmt::format("-s {}: --op {} works on one {}-byte operand (give -s {}, or leave -s out)",
+                                         *f.size, name, atomic_operand_bytes, atomic_operand_bytes));
+        r.size = atomic_operand_bytes;
+    } else if (f.size) {
+        r.size = *f.size;
+    }
+
+    if (f.raddr.has_value() != f.rkey.has_value())
+        throw UsageError(fmt::format("{} {}: give --raddr and --rkey together (the remote buffer's address and its "
+                                     "key), or neither to use the peer's buffer when the holder has the peer",
+                                     f.raddr ? "--raddr" : "--rkey", f.raddr ? *f.raddr : *f.rkey));
+    if (f.raddr) {
+        r.raddr = parse_uint(*f.raddr, "--raddr", 0, any);
+        r.rkey = static_cast<std::uint32_t>(parse_uint(*f.rkey, "--rkey", 0, 0xffffffff));
+        if (is_atomic(r.op) && *r.raddr % atomic_operand_bytes != 0)
+            throw UsageError(fmt::format("--raddr {}: an atomic's target must be 8-byte aligned (e.g. {:#x} or {:#x})",
+                                         *f.raddr, *r.raddr & ~std::uint64_t{7}, (*r.raddr & ~std::uint64_t{7}) + 8));
+    }
+    return r;
+}
 
 ParsedModify parse_modify_flags(const ModifyFlags& f)
 {

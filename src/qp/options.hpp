@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/qp/attributes.hpp"
@@ -41,5 +42,45 @@ std::vector<std::string> qp_type_words();    // rc, uc, ud
 std::vector<std::string> mig_state_words();  // migrated, rearm, armed
 std::vector<std::string> access_words();     // local_write, ..., relaxed_ordering
 std::vector<std::string> mtu_words();        // 256, ..., 4096 (bytes)
+
+// ------------------------------------------------------------- qp post
+
+// The work requests `qp post` can post. The atomics (fetch-and-add,
+// compare-and-swap) work on one 8-byte operand at an 8-byte aligned remote
+// address (IBA 9.4.5), on RC QPs only.
+enum class PostOp { send, write, read, fadd, cas };
+inline constexpr std::uint32_t atomic_operand_bytes = 8;
+inline constexpr std::uint32_t default_post_size = 64;
+
+std::vector<std::string> post_op_words();  // send, write, read, fadd, cas
+// One of post_op_words(); UsageError naming `text` and the words otherwise.
+PostOp parse_post_op(const std::string& text);
+std::string_view post_op_name(PostOp op);
+ibv_wr_opcode post_wr_opcode(PostOp op);
+constexpr bool is_atomic(PostOp op) { return op == PostOp::fadd || op == PostOp::cas; }
+
+// `qp post`'s options as typed (a value not given is nullopt).
+struct PostFlags {
+    std::string op = "send";
+    std::optional<std::uint32_t> size;
+    std::optional<std::string> raddr, rkey, add, compare, swap;
+};
+
+// The work request `qp post` asks the holder for, its operands checked.
+struct PostRequest {
+    PostOp op = PostOp::send;
+    std::uint32_t size = default_post_size;  // atomics: atomic_operand_bytes
+    std::optional<std::uint64_t> raddr;      // with rkey, or neither
+    std::optional<std::uint32_t> rkey;
+    std::uint64_t compare_add = 0;           // fadd: the addend; cas: the value compared
+    std::uint64_t swap = 0;                  // cas: the value written when equal
+};
+
+// Converts and checks PostFlags: --add only with fadd (default 1),
+// --compare and --swap only with cas and both required there, -s 8 (or no
+// -s) for an atomic, --raddr and --rkey together, an atomic's --raddr
+// 8-byte aligned. Throws one UsageError naming the option, the value and
+// what is valid.
+PostRequest parse_post_flags(const PostFlags& flags);
 
 }  // namespace qps::qp

@@ -1,11 +1,14 @@
 #include "src/qp/validate.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "src/decode/device.hpp"
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
 #include "src/qp/transitions.hpp"
+#include "src/util/text.hpp"
 
 namespace qps::qp {
 
@@ -187,6 +190,42 @@ private:
 Validation validate_modify(ibv_context* ctx, const ibv_qp_attr& current, ibv_qp_type type, const ModifyRequest& req)
 {
     return Checker(ctx, current, type, req).run();
+}
+
+std::optional<std::string> atomic_post_problem(const AtomicPostFacts& f)
+{
+    const std::string_view op = post_op_name(f.op);
+    if (f.type != IBV_QPT_RC)
+        return fmt::format("--op {}: QP {:#x} is {}; atomics run on RC QPs only (qp create -t rc)", op, f.qpn,
+                           decode::qp_type(f.type).name.value_or("not RC"));
+    if (f.atomic_cap == IBV_ATOMIC_NONE)
+        return fmt::format("--op {}: {} does no atomics (atomic_cap {}): run it on a device whose 'qpscope ports' "
+                           "shows atomics",
+                           op, f.device, decode::atomic_cap(f.atomic_cap).name.value_or("NONE"));
+    if (f.max_rd_atomic == 0 && (f.state == IBV_QPS_RTS || f.state == IBV_QPS_SQD))
+        return fmt::format("--op {}: QP {:#x} has max-rd-atomic 0, so it can have no atomic in flight: give it "
+                           "--max-rd-atomic 1 or more on its way to RTS",
+                           op, f.qpn);
+    if (f.target) {
+        if (!(f.target->access & IBV_ACCESS_REMOTE_ATOMIC)) {
+            std::vector<std::string> has;  // as --access spells them
+            for (const auto& n : decode::access_flags(f.target->access).names)
+                has.push_back(util::lower(n));
+            std::vector<std::string> wanted = has;
+            wanted.emplace_back("remote_atomic");
+            return fmt::format("--op {}: the target QP {:#x} was not given remote_atomic access (its access: {}): "
+                               "give it --access {} (qp create or qp modify)",
+                               op, f.target->qpn, has.empty() ? "none" : fmt::format("{}", fmt::join(has, ",")),
+                               fmt::join(wanted, ","));
+        }
+        if (f.target->max_dest_rd_atomic == 0)
+            return fmt::format("--op {}: the target QP {:#x} has max-dest-rd-atomic 0, so it accepts no atomic: give "
+                               "it --max-dest-rd-atomic 1 or more on its way to RTR",
+                               op, f.target->qpn);
+    }
+    if (f.remote_addr % atomic_operand_bytes != 0)
+        return fmt::format("--raddr {:#x}: an atomic's target must be 8-byte aligned", f.remote_addr);
+    return std::nullopt;
 }
 
 }  // namespace qps::qp

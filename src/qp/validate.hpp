@@ -6,12 +6,15 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <infiniband/verbs.h>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "src/qp/attributes.hpp"
+#include "src/qp/options.hpp"
 
 namespace qps::qp {
 
@@ -35,5 +38,33 @@ inline constexpr std::array<std::string_view, 7> modify_checks{{
 }};
 
 Validation validate_modify(ibv_context* ctx, const ibv_qp_attr& current, ibv_qp_type type, const ModifyRequest& req);
+
+// What an atomic posted by `qp post` needs, as the holder reads it before
+// posting: the QP, its device, and the target QP when the holder has it too
+// (a target elsewhere is checked by its own side: a refusal comes back as
+// the completion's REM_INV_REQ_ERR or REM_ACCESS_ERR).
+struct AtomicPostFacts {
+    PostOp op = PostOp::fadd;
+    std::uint32_t qpn = 0;
+    ibv_qp_type type = IBV_QPT_RC;
+    std::string device;
+    int atomic_cap = IBV_ATOMIC_NONE;  // ibv_device_attr::atomic_cap
+    ibv_qp_state state = IBV_QPS_RTS;
+    std::uint8_t max_rd_atomic = 0;    // the QP's, as initiator (set on its way to RTS)
+    std::uint64_t remote_addr = 0;
+    struct Target {
+        std::uint32_t qpn = 0;
+        unsigned access = 0;  // its qp_access_flags
+        std::uint8_t max_dest_rd_atomic = 0;
+    };
+    std::optional<Target> target;
+};
+
+// The first reason the atomic cannot be posted, as one line naming the
+// value and what is valid; nullopt when there is none. In order: the QP's
+// type (RC only), the device's atomic_cap (not NONE), the QP's
+// max-rd-atomic (in RTS or SQD; before that the post itself is refused), the target QP's remote_atomic access and
+// max-dest-rd-atomic, the remote address's alignment.
+std::optional<std::string> atomic_post_problem(const AtomicPostFacts& facts);
 
 }  // namespace qps::qp

@@ -1,6 +1,7 @@
 // Latency figures of one size on one side, and the whole ping-pong report.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -105,14 +106,17 @@ struct PingPongReport : LinkHeader {
     // The peer's run failed or stalled first and said why (its "stalled"
     // message): the test could not run (exit 1).
     bool peer_gave_up = false;
-    // --op fadd|cas: a size's remote counter is not what the client's
-    // completed atomics leave (exit 1).
-    bool atomic_mismatch = false;
 
     // The server of a read or atomic test only keeps its QP up: the client's
     // reads and atomics are answered by the server's NIC, so the server has
     // no figures to report.
     bool server_measures() const { return one_way; }
+    // --op fadd|cas: a size's remote counter is not what the client's
+    // completed atomics leave (exit 1).
+    bool atomic_mismatch() const
+    {
+        return std::any_of(sizes.begin(), sizes.end(), [](const SizeResult& s) { return !s.atomic_ok(); });
+    }
 };
 
 }  // namespace qps::report

@@ -20,6 +20,9 @@ struct LinkHeader {
     std::string role;  // "client" or "server"
     std::string peer;  // host:port of the other side
     std::string op, transport;
+    // The op is one-sided (read, the atomics): the data lands on the poster,
+    // or the poster checks the target's counters; the target's CPU does nothing.
+    bool one_sided = false;
     std::string device;
     std::uint32_t port = 1;
     std::uint32_t gid_index = 0;

@@ -63,15 +63,6 @@ std::string cm_status_text(int event, int status)
     return fmt::format("{} ({})", status, errno_name(status < 0 ? -status : status));
 }
 
-std::string cm_trace_text(const std::vector<CmEventSeen>& trace)
-{
-    std::string out;
-    for (const auto& e : trace)
-        out += fmt::format("{}{} {} after {:.1f} ms", out.empty() ? "" : ", ", event_name(e.event),
-                           cm_status_text(e.event, e.status), e.ms);
-    return out;
-}
-
 std::string cm_device_name(const rdma_cm_id* id)
 {
     return id && id->verbs ? ibv_get_device_name(id->verbs->device) : "";
@@ -145,7 +136,7 @@ CmSide::Got CmSide::wait(const std::string& step, rdma_cm_id* id, std::chrono::m
         got.conn.private_data = nullptr;
         got.conn.private_data_len = 0;
         rdma_ack_cm_event(ev);
-        trace_.push_back({got.event, got.status, ms_since(start), step});
+        trace_.push_back({got.event, got.status, ms_since(start)});
         if (!id || got.id == id)
             return got;
         pending_.push_back(std::move(got));

@@ -35,14 +35,11 @@ struct CmEventSeen {
     int event = 0;       // enum rdma_cm_event_type
     int status = 0;      // an errno (negative), or REJECTED's reject reason
     double ms = 0;       // since the step began
-    std::string step;    // "resolve address", "resolve route", "connect", "accept", "listen"
 };
 
 // The status of an event in words: "0", "-110 (ETIMEDOUT)", or for
 // REJECTED "8 (INVALID_SERVICE_ID)".
 std::string cm_status_text(int event, int status);
-// "ADDR_RESOLVED 0 after 1.2 ms, ROUTE_RESOLVED 0 after 0.4 ms, ..."
-std::string cm_trace_text(const std::vector<CmEventSeen>& trace);
 
 // What a client needs to resolve and connect.
 struct CmTarget {

@@ -1,6 +1,7 @@
 #include "src/verbs/gid_choice.hpp"
 
 #include <algorithm>
+#include <arpa/inet.h>
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -75,13 +76,34 @@ GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optiona
     return choice;
 }
 
-GidChoice choose_gid(ibv_context* ctx, std::uint8_t port, std::optional<std::uint32_t> wanted,
-                     std::span<const decode::GidKind> prefer)
+std::optional<std::uint32_t> index_of_address(const std::vector<GidCandidate>& candidates, const std::string& address)
+{
+    std::array<std::uint8_t, 16> want{};
+    in_addr v4{};
+    if (::inet_pton(AF_INET, address.c_str(), &v4) == 1) {
+        want[10] = want[11] = 0xff;  // ::ffff:a.b.c.d
+        std::memcpy(want.data() + 12, &v4, 4);
+    } else if (::inet_pton(AF_INET6, address.c_str(), want.data()) != 1) {
+        return std::nullopt;
+    }
+    std::optional<std::uint32_t> v1;
+    for (const GidCandidate& c : candidates) {
+        if (c.gid != want)
+            continue;
+        if (c.type == IBV_GID_TYPE_ROCE_V2)
+            return c.index;
+        if (!v1)
+            v1 = c.index;
+    }
+    return v1;
+}
+
+std::vector<GidCandidate> read_gid_candidates(ibv_context* ctx, std::uint8_t port)
 {
     ibv_port_attr pa{};
-    if (ctx == nullptr || ibv_query_port(ctx, port, &pa) != 0)
-        return {};
     std::vector<GidCandidate> candidates;
+    if (ctx == nullptr || ibv_query_port(ctx, port, &pa) != 0)
+        return candidates;
     for (int i = 0; i < pa.gid_tbl_len; ++i) {
         ibv_gid_entry e{};
         if (ibv_query_gid_ex(ctx, port, static_cast<std::uint32_t>(i), &e, 0) != 0)
@@ -90,7 +112,16 @@ GidChoice choose_gid(ibv_context* ctx, std::uint8_t port, std::optional<std::uin
         std::memcpy(c.gid.data(), e.gid.raw, 16);
         candidates.push_back(c);
     }
-    GidChoice choice = choose_among(candidates, wanted, prefer);
+    return candidates;
+}
+
+GidChoice choose_gid(ibv_context* ctx, std::uint8_t port, std::optional<std::uint32_t> wanted,
+                     std::span<const decode::GidKind> prefer)
+{
+    ibv_port_attr pa{};
+    if (ctx == nullptr || ibv_query_port(ctx, port, &pa) != 0)
+        return {};
+    GidChoice choice = choose_among(read_gid_candidates(ctx, port), wanted, prefer);
     choice.active_mtu = pa.active_mtu;
     return choice;
 }

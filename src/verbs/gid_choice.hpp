@@ -37,6 +37,14 @@ struct GidChoice {
 GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optional<std::uint32_t> wanted,
                        std::span<const decode::GidKind> prefer = {});
 
+// Pure (unit-tested): the index of the candidate that holds `address` (an
+// IPv4 address as its IPv4-mapped GID, or an IPv6 address), RoCE v2 before
+// v1; nullopt when none does or `address` is not a numeric address.
+std::optional<std::uint32_t> index_of_address(const std::vector<GidCandidate>& candidates,
+                                              const std::string& address);
+// The port's GID table as candidates (entries that cannot be read left out).
+std::vector<GidCandidate> read_gid_candidates(ibv_context* ctx, std::uint8_t port);
+
 // Reads the port's GID table of an opened device and chooses.
 GidChoice choose_gid(ibv_context* ctx, std::uint8_t port, std::optional<std::uint32_t> wanted,
                      std::span<const decode::GidKind> prefer = {});

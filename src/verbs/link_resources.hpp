@@ -20,6 +20,7 @@
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/gid_choice.hpp"
 #include "src/verbs/handles.hpp"
+#include "src/verbs/qp_knobs.hpp"
 
 namespace qps::verbs {
 
@@ -27,7 +28,7 @@ inline int dereg_mr_rc(ibv_mr* mr) { return ibv_dereg_mr(mr); }
 using MemoryRegion = std::unique_ptr<ibv_mr, Destroy<&dereg_mr_rc>>;
 using AddressHandle = std::unique_ptr<ibv_ah, Destroy<&ibv_destroy_ah>>;
 
-struct LinkSetup {
+struct LinkSetup : QpKnobs {
     std::string device;              // "" = the first
     std::uint8_t port = 1;
     std::optional<std::uint32_t> gid_index;  // nullopt = choose the best
@@ -36,19 +37,6 @@ struct LinkSetup {
     std::uint32_t send_depth = 128, recv_depth = 128;
     std::uint32_t max_inline = 0;       // asked for; granted may be lower
     std::optional<ibv_mtu> mtu;         // nullopt = the port's active MTU
-    // The GRH's traffic class (RoCE v2: the IP TOS byte, DSCP << 2 | ECN)
-    // of what this side sends; 0 = the QP's default.
-    std::uint8_t traffic_class = 0;
-    // An RC QP's local ACK timeout code and transport retry count.
-    std::uint8_t ack_timeout = 14;
-    std::uint8_t retry_cnt = 7;
-    // The address vector's service level and flow label, the P_Key index,
-    // and an RC QP's RNR retries (7: forever) and RNR NAK timer code.
-    std::uint8_t sl = 0;
-    std::uint32_t flow_label = 0;
-    std::uint16_t pkey_index = 0;
-    std::uint8_t rnr_retry = 7;
-    std::uint8_t min_rnr_timer = 12;
     // The peer may run atomics on this side's buffer (--op fadd|cas): the
     // MR and the QP grant remote atomic access.
     bool atomics = false;
@@ -150,15 +138,6 @@ private:
     net::Endpoint local_;   // what the peer needs to reach this side (mtu: this side's wish)
     net::Endpoint remote_;  // the peer's, once connected
 };
-
-// What connect() gives an RC QP unless asked otherwise (LinkSetup): the
-// local ACK timeout (code: 4.096 us x 2^14 = 67 ms) and the retry count
-// (7: rxe and others then retry forever).
-inline constexpr int link_ack_timeout_code = 14;
-inline constexpr int link_retry_cnt = 7;
-// RNR: retry forever (7), and a receiver out of receives asks for 0.64 ms (code 12).
-inline constexpr int link_rnr_retry = 7;
-inline constexpr int link_min_rnr_timer = 12;
 
 // The GRH a UD receive buffer starts with.
 inline constexpr std::uint32_t ud_grh_bytes = 40;

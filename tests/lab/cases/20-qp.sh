@@ -69,6 +69,85 @@ expect_rc 0; expect_true "write SUCCESS" test "$(jqo '.post.completion.status.na
 run "$q" --json qp post "$B" --op read -s 128
 expect_rc 0; expect_true "read SUCCESS" test "$(jqo '.post.completion.opcode.name')/$(jqo '.post.completion.status.name')" = "RDMA_READ/SUCCESS"
 
+case_ "qp: atomics are refused, each named, where they cannot run"
+# A and B were given local_write,remote_write,remote_read: B, A's responder,
+# takes no atomics. Nothing is posted (A's sq_psn is checked below).
+run "$q" qp post "$A" --op fadd --add 3
+expect_rc 2; expect_err_lines 1
+expect_err_has "the target QP $(printf '%#x' "$B") was not given remote_atomic access (its access: local_write,remote_write,remote_read): give it --access local_write,remote_write,remote_read,remote_atomic"
+run "$q" --json qp create -d rxe0 -t ud
+expect_rc 0; U=$(jqo '.qps[0].qpn.raw')
+run "$q" qp post "$U" --op cas --compare 1 --swap 2
+expect_rc 2; expect_err_lines 1; expect_err_has "QP $(printf '%#x' "$U") is UD; atomics run on RC QPs only"
+run "$q" qp destroy "$U"
+expect_rc 0
+
+case_ "qp: atomics between two held RC QPs: fadd counts, cas swaps once"
+. "$here/schema-lib.sh"
+atomic_access=local_write,remote_write,remote_read,remote_atomic
+run "$q" --json qp create -d rxe0 --pair --access "$atomic_access"
+expect_rc 0
+X=$(jqo '.qps[0].qpn.raw'); Y=$(jqo '.qps[1].qpn.raw')
+run "$q" --json qp query "$Y"
+y_addr=$(jqo '.qp.buffer.addr.raw'); y_rkey=$(jqo '.qp.buffer.rkey.raw')
+fetched=()
+for i in 1 2 3 4 5; do
+  run "$q" --json qp post "$X" --op fadd --add 3
+  expect_rc 0
+  fetched+=("$(jqo '.post.atomic.fetched')")
+done
+expect_valid qp-post
+expect_true "the last fadd: FETCH_ADD, 8 bytes, add 3, aimed at Y's buffer with its rkey" test \
+  "$(jqo '.post.completion.opcode.name')/$(jqo '.post.size_bytes')/$(jqo '.post.atomic.add')/$(jqo '.post.atomic.remote_addr.raw')/$(jqo '.post.atomic.rkey.raw')" = \
+  "FETCH_ADD/8/3/$y_addr/$y_rkey"
+expect_true "fadd 5 x 3: each fetched the counter before it (0 3 6 9 12; got ${fetched[*]})" test "${fetched[*]}" = "0 3 6 9 12"
+run "$q" --json qp post "$X" --op cas --compare 15 --swap 99
+expect_rc 0; expect_valid qp-post
+expect_true "cas 15→99 on the counter at 15: COMP_SWAP, fetched 15, swapped" test \
+  "$(jqo '.post.completion.opcode.name')/$(jqo '.post.atomic.fetched')/$(jqo '.post.atomic.swapped')" = "COMP_SWAP/15/true"
+run "$q" --json qp post "$X" --op cas --compare 15 --swap 7
+expect_rc 0; expect_valid qp-post
+expect_true "cas 15→7 again: fetched 99, not swapped" test \
+  "$(jqo '.post.atomic.fetched')/$(jqo '.post.atomic.swapped')/$(jqo '.post.atomic.compare')/$(jqo '.post.atomic.swap')" = "99/false/15/7"
+run "$q" qp post "$X" --op fadd --add 0x0
+expect_rc 0
+expect_out_has "fetched (the original value)"
+expect_true "text: fetched 99 (the failed cas left it)" bash -c 'grep -E "fetched \(the original value\) +: 99$" <<<"$1"' _ "$out"
+# --raddr/--rkey: the next 8 bytes of Y's buffer, a counter of its own.
+next=$((y_addr + 8))
+run "$q" --json qp post "$X" --op fadd --raddr "$(printf '%#x' "$next")" --rkey "$y_rkey"
+expect_rc 0
+run "$q" --json qp post "$X" --op fadd --raddr "$next" --rkey "$y_rkey"
+expect_rc 0; expect_valid qp-post
+expect_true "fadd at --raddr: default add 1, fetched 1 the second time" test \
+  "$(jqo '.post.atomic.add')/$(jqo '.post.atomic.fetched')/$(jqo '.post.atomic.remote_addr.raw')" = "1/1/$next"
+run "$q" qp post "$X" --op fadd --raddr "$((y_addr + 4))" --rkey "$y_rkey"
+expect_rc 2; expect_err_lines 1; expect_err_has "an atomic's target must be 8-byte aligned"
+run "$q" --json qp query "$X"
+expect_true "X still RTS, no completion error kept" test "$(jqo '.qp.state.name')/$(jqo '.qp | has("last_error")')" = "RTS/false"
+sch_done
+
+case_ "qp: atomics on the default device (no -d)"
+run "$q" --json qp create --pair --access "$atomic_access"
+expect_rc 0
+Z1=$(jqo '.qps[0].qpn.raw'); Z2=$(jqo '.qps[1].qpn.raw')
+run "$q" --json qp query "$Z1"
+expect_true "the default device is rxe0" test "$(jqo '.qp.device')" = rxe0
+run "$q" --json qp post "$Z1" --op cas --compare 0 --swap 5
+expect_rc 0
+expect_true "cas 0→5 on a fresh buffer: fetched 0, swapped" test \
+  "$(jqo '.post.atomic.fetched')/$(jqo '.post.atomic.swapped')" = "0/true"
+run "$q" --json qp post "$Z2" --op fadd
+expect_rc 0
+expect_true "the other way round: Z2's fadd fetched Z1's counter (0)" test "$(jqo '.post.atomic.fetched')" = 0
+run "$q" --json qp post "$Z1" --op fadd --add 2
+expect_rc 0
+expect_true "Z2's counter is still the cas's 5 (what Z2 fetched went elsewhere)" test "$(jqo '.post.atomic.fetched')" = 5
+for qpn in "$X" "$Y" "$Z1" "$Z2"; do
+  run "$q" qp destroy "$qpn"
+  expect_rc 0
+done
+
 case_ "qp: query shows every attribute as set"
 run "$q" --json qp query "$A"
 expect_rc 0
@@ -147,6 +226,10 @@ run setpriv --reuid 65534 --regid 65534 --clear-groups env QPSCOPE_HOLDER_DIR=/t
 expect_rc 2; expect_err_has "belongs to uid 0, not to you (uid 65534)"
 run setpriv --reuid 65534 --regid 65534 --clear-groups "$q" qp post "$A"
 expect_rc 1; expect_err_has "no holder is running"
+run setpriv --reuid 65534 --regid 65534 --clear-groups "$q" qp post "$A" --op fadd --add 3
+expect_rc 1; expect_err_has "no holder is running"
+run setpriv --reuid 65534 --regid 65534 --clear-groups "$q" qp post "$A" --op cas --compare 15
+expect_rc 2; expect_err_lines 1; expect_err_has "missing: --swap"
 
 case_ "qp: query of another process's QP (ib_send_lat) through the kernel view"
 ib_send_lat -x 1 -d rxe0 -n 100000000 >/dev/null 2>&1 &

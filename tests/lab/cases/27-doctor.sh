@@ -1,4 +1,5 @@
-# Lab cases: `qpscope doctor` on a healthy lab, then on faults made for real
+# Lab cases: `qpscope doctor` on a healthy lab (its self-test by hand and
+# through rdma_cm, with the QP options), then on faults made for real
 # (veth0 down, an MTU below --expect then raised for real, uverbs0 at 0600,
 # a low memlock limit, a perftest pair whose server is SIGKILLed), and the
 # stuck QP that leaves, as `qp list --stalled` shows it. Sourced by
@@ -44,7 +45,43 @@ expect_rc 0
 expect_true "every device opened once ($(opens_per_device "$_scratch/doctor-opens" | tr '\n' ' '))" \
   test -n "$(opens_per_device "$_scratch/doctor-opens")" -a -z "$(opens_per_device "$_scratch/doctor-opens" | grep -vx 1)"
 
+doc_seen() { jq -r --arg id "$1" --arg k "$2" '[.findings[] | select(.id == $id) | .seen[$k] // empty] | join(" | ")' <<<"$out"; }
+case_ "doctor --cm: the self-test's QPs connect through rdma_cm to rxe0's address (without -d, and as nobody)"
+run timeout 120 "$q" --json doctor --cm --interval 0.2
+expect_rc 0
+expect_true "port.loopback ok (got $(doc_status port.loopback): $(doc_field port.loopback summary))" test "$(doc_status port.loopback)" = ok
+expect_true "summary: connected by rdma_cm to 192.0.2.1" grep -qF "RC send round trips connected by rdma_cm to 192.0.2.1" <<<"$(doc_field port.loopback summary)"
+expect_true "seen: connection rdma_cm (192.0.2.1), the GID rdma_cm chose (got '$(doc_seen port.loopback connection)', '$(doc_seen port.loopback gid)')" \
+  test "$(doc_seen port.loopback connection)/$(doc_seen port.loopback gid)" = "rdma_cm (192.0.2.1)/0000:0000:0000:0000:0000:ffff:c000:0201"
+expect_true "no rdma_cm ID left behind" bash -c '[ -z "$(rdma resource show cm_id 2>/dev/null)" ]'
+run timeout 120 setpriv --reuid=65534 --regid=65534 --clear-groups -- "$q" --json doctor --cm --interval 0.2
+expect_true "as nobody: port.loopback ok through rdma_cm too (got $(doc_status port.loopback): $(doc_field port.loopback summary))" \
+  test "$(doc_status port.loopback)" = ok
+
+case_ "doctor -d rxe0 --cm --tclass 104 --rnr-retry 5 --qp-timeout 16, and by hand --sl 3 --flow-label 7: the knobs reach the QPs, the finding lists them"
+run timeout 120 "$q" --json doctor -d rxe0 --cm --tclass 104 --rnr-retry 5 --qp-timeout 16 --interval 0.2
+expect_rc 0
+expect_true "ok, knobs: traffic class 104, ACK timeout code 16, RNR retry 5 (got '$(doc_seen port.loopback knobs)')" \
+  test "$(doc_status port.loopback)/$(doc_seen port.loopback knobs)" = "ok/traffic class 104, ACK timeout code 16, RNR retry 5"
+run timeout 120 "$q" --json doctor --sl 3 --flow-label 7 --min-rnr-timer 1.28ms --interval 0.2
+expect_rc 0
+expect_true "by hand: ok, knobs SL 3, flow label 7, RNR timer code 14 (got '$(doc_seen port.loopback knobs)')" \
+  test "$(doc_status port.loopback)/$(doc_seen port.loopback connection)/$(doc_seen port.loopback knobs)" = "ok/manual/SL 3, flow label 7, RNR timer code 14"
+
+case_ "doctor --pkey-index 5 on rxe0's one-entry P_Key table: the self-test fails naming the table, the rest of doctor runs"
+run timeout 120 "$q" --json doctor --pkey-index 5 --interval 0.2
+expect_rc 1
+expect_true "port.loopback failed with the table (got $(doc_field port.loopback summary))" \
+  grep -qF "loopback self-test on rxe0 port 1 failed: --pkey-index 5: rxe0 port 1's P_Key table has 1 entry (0 = 0xffff); valid are 0..0" <<<"$(doc_field port.loopback summary)"
+expect_true "the port itself is still ok" test "$(doc_status port.state)" = ok
+
 case_ "doctor: usage errors exit 2 with one line"
+run "$q" doctor --cm --sl 3
+expect_rc 2
+expect_err_has "--sl: with --cm, rdma_cm sets it on the QP from what it resolved"
+run "$q" doctor --no-loopback --tclass 104
+expect_rc 2
+expect_err_has "exclude each other"
 run "$q" doctor --expect speed=fast
 expect_rc 2; expect_err_lines 1; expect_err_has "--expect speed=fast: valid are SDR"
 run "$q" doctor -d rxe9

@@ -160,6 +160,40 @@ run "$q" bw --cm 192.0.2.1 --transport ud
 expect_rc 2
 expect_err_has "--cm connects RC QPs"
 
+case_ "--bind by hand: the server listens on that address only, the QPs' GID is the one holding it (no -d), -x must agree"
+cm_serve --json ping-pong --bind 192.0.2.1 --timeout 20
+run timeout 60 "$q" ping-pong 127.0.0.1 --timeout 2   # the server listens on 192.0.2.1 only
+expect_rc 3
+expect_err_has "could not connect to 127.0.0.1:18615"
+run timeout 60 "$q" --json ping-pong 192.0.2.1 --bind 192.0.2.1 -n 100 --timeout 20
+wait "$cm_server"; server_rc=$?
+expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+# gid_of GID: rxe0 port 1's RoCE v2 entry holding GID (sysfs's form), "" if none.
+gid_of() {
+  local i
+  for i in /sys/class/infiniband/rxe0/ports/1/gids/*; do
+    [ "$(cat "$i" 2>/dev/null)" = "$1" ] &&
+      [ "$(cat "/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/${i##*/}" 2>/dev/null)" = "RoCE v2" ] && echo "${i##*/}"
+  done | head -1
+}
+gid192=$(gid_of 0000:0000:0000:0000:0000:ffff:c000:0201)
+expect_true "both sides on GID index $gid192 (192.0.2.1's RoCE v2 entry; got $(jqo .test.gid_index), $(jq -r .test.gid_index "$cm_server_log"))" \
+  test "$(jqo .test.gid_index),$(jq -r .test.gid_index "$cm_server_log")" = "$gid192,$gid192"
+expect_true "the server's peer is the client's bound source" test "$(jq -r .test.peer "$cm_server_log" | cut -d: -f1)" = 192.0.2.1
+run timeout 30 "$q" ping-pong 192.0.2.1 --bind 127.0.0.1 --timeout 10
+expect_rc 2
+expect_err_has "--bind 127.0.0.1: no GID of rxe0 port 1 holds that address"
+# A second address on veth0 gives rxe0 a second IPv4 GID: -x naming it and
+# --bind the first disagree (both reach the destination).
+ip addr add 192.0.2.11/24 dev veth0
+eventually 10 bash -c "grep -qx 0000:0000:0000:0000:0000:ffff:c000:020b /sys/class/infiniband/rxe0/ports/1/gids/*" ||
+  bad "rxe0 has no GID for 192.0.2.11 10 s after the address was added"
+gid11=$(gid_of 0000:0000:0000:0000:0000:ffff:c000:020b)
+run timeout 30 "$q" ping-pong 192.0.2.1 -d rxe0 --bind 192.0.2.1 -x "${gid11:-9}" --timeout 10
+ip addr del 192.0.2.11/24 dev veth0
+expect_rc 2
+expect_err_has "--bind 192.0.2.1 is GID index $gid192 of rxe0 port 1, and -x ${gid11:-9} was given"
+
 case_ "--pkey-index 5 on rxe0's one-entry P_Key table: refused before any network step (no server anywhere), naming the table"
 for dev in "" "-d rxe0"; do
   start=$(date +%s%N)

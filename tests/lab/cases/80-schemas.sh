@@ -151,12 +151,23 @@ expect_true "server: the client's parameters and round trip" test \
   "$(jq -r '[.role, .probes, .burst, .pings, .round_trip.sent] | join("/")' "$sch_tmp/server.json")" = "server/5/20/10/10"
 # rxe0's active MTU is 1024: mtu>=4096 is missed, the client exits 1 (the
 # server has no --expect of its own); a traffic class that arrives as sent.
-sch_pair path "$sch_tmp/server.json" -- --probes 5 --burst 20 --pings 10 --tclass 104 --expect 'mtu>=4096,loss<=0'
+# The QP options too: the probes' SL and flow label, and the RC timeout the
+# round trip is judged against, adopted by the server.
+sch_pair path "$sch_tmp/server.json" -- --probes 5 --burst 20 --pings 10 --tclass 104 --expect 'mtu>=4096,loss<=0' \
+  --sl 2 --flow-label 9 --qp-timeout 16 --retry-cnt 3
 expect_true "path --expect mtu>=4096: client 1, server 0 (got $rc, $sch_server_rc)" test "$rc/$sch_server_rc" = 1/0
 expect_valid path
 expect_valid_file path "$sch_tmp/server.json"
 expect_true "not healthy, path.expect fail then ok, traffic class 104 received" test \
   "$(sch_jq '[.healthy, ([.findings[] | select(.id == "path.expect") | .status] | join(",")), .directions[1].traffic_class_received] | join("/")')" = "false/fail,ok/104"
+expect_true "both sides: SL 2, flow label 9, P_Key index 0, judged against ACK timeout code 16 and retry count 3" test \
+  "$(sch_jq '[.sl, .flow_label, .pkey_index, .round_trip.ack_timeout_code, .round_trip.retry_cnt] | join(",")'),$(jq -r '[.sl, .flow_label, .round_trip.ack_timeout_code] | join(",")' "$sch_tmp/server.json")" = "2,9,0,16,3,2,9,16"
+run timeout 30 "$q" path 192.0.2.1 --pkey-index 5 --timeout 5   # no -d; nobody serves: refused before that matters
+expect_rc 2
+expect_err_has "--pkey-index 5: rxe0 port 1's P_Key table has 1 entry (0 = 0xffff); valid are 0..0"
+run "$q" path --sl 2
+expect_rc 2
+expect_err_has "--sl is the client's to set"
 run "$q" --json path 127.0.0.1 -d rxe0 -p 18699 --timeout 1   # nobody serves there
 expect_rc 3; expect_valid error
 expect_true "kind timeout, command path" test "$(sch_jq '.error.kind')/$(sch_jq '.command')" = timeout/path

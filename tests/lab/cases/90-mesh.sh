@@ -2,7 +2,8 @@
 # the faults and the coordination are meaningful here, not the figures):
 # all pairs of 4 ranks in 3 rounds with JSON, schema and the heat map
 # rendered; odd N with --json on stdout and a rank with an empty GID
-# index; a user who is not root. The faults are cases/91-mesh-faults.sh (the
+# index; the pairs connected through rdma_cm with the QP options; a user
+# who is not root. The faults are cases/91-mesh-faults.sh (the
 # other lab shard).
 . "$here/mesh-lib.sh"
 
@@ -45,6 +46,21 @@ expect_true "the pair without rank 2 passed, latency only" \
 expect_true "rank 2's set-up error names the empty entry" \
   test "$(jqf '.ranks[2].setup_error | contains("--gid-index 5: entry 5 of rxe0 port 1 is empty")' "$_scratch/m3.json")" = true
 expect_true "GID index 1 on ranks 0 and 1" test "$(jqf '[.ranks[] | select(.gid_index == 1)] | length' "$_scratch/m3.json")" = 2
+
+case_ "--cm --tclass 104 --rnr-retry 5: the pair's QPs connect through rdma_cm (rank 0 with -d rxe0, rank 1 without), the knobs in the report"
+run mpi -np 1 "$mesh" --cm --tclass 104 --rnr-retry 5 -d rxe0 "${short[@]}" -o "$_scratch/cm.json" : \
+  -np 1 "$mesh" --cm --tclass 104 --rnr-retry 5 "${short[@]}"
+expect_rc 0
+expect_out_has "ok 1  failed 0  not run 0"
+expect_true "the JSON validates" valid_mesh "$_scratch/cm.json"
+expect_true "tests: connection rdma_cm, traffic class 104, RNR retry 5" \
+  test "$(jqf '"\(.tests.connection) \(.tests.knobs.traffic_class) \(.tests.knobs.rnr_retry)"' "$_scratch/cm.json")" = "rdma_cm 104 5"
+expect_true "both ranks reached at 192.0.2.1" test "$(jqf '[.ranks[].cm_address] | join(",")' "$_scratch/cm.json")" = "192.0.2.1,192.0.2.1"
+expect_true "the pair measured both ways, the data verified" \
+  test "$(jqf '[.results[] | select(.status == "ok" and .lat_a and .verified_ab == "ok" and .verified_ba == "ok")] | length' "$_scratch/cm.json")" = 1
+run "$q" mesh --ranks 4 --cm --sl 3
+expect_rc 2
+expect_err_has "--sl: with --cm, rdma_cm sets it on the QP from what it resolved"
 
 case_ "a user who is not root, uverbs0 at 0600: every rank names the device file and the fix, nothing hangs"
 chmod 0600 /dev/infiniband/uverbs0

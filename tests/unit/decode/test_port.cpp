@@ -188,3 +188,19 @@ TEST_CASE("MTU: bytes to enum")
     CHECK_FALSE(mtu_from_bytes(3));
     CHECK_FALSE(mtu_from_bytes(8192));
 }
+
+TEST_CASE("pkey_index_problem: past the table, an empty entry, a good one")
+{
+    const std::vector<PkeyEntry> one{{0, 0xffff}};
+    CHECK_FALSE(pkey_index_problem("rxe0", 1, 1, one, 0));
+    CHECK(pkey_index_problem("rxe0", 1, 1, one, 5).value_or("") ==
+          "--pkey-index 5: rxe0 port 1's P_Key table has 1 entry (0 = 0xffff); valid are 0..0");
+    const std::vector<PkeyEntry> two{{0, 0xffff}, {1, 0x8000}};
+    const auto empty = pkey_index_problem("mlx5_0", 2, 128, two, 1);
+    REQUIRE(empty);
+    CHECK(empty->find("that entry of mlx5_0 port 2's P_Key table has 128 entries (0 = 0xffff, 1 = 0x8000, ...) is "
+                      "empty (P_Key 0x8000)") != std::string::npos);
+    const std::vector<PkeyEntry> limited{{0, 0xffff}, {1, 0x8001}};
+    CHECK_FALSE(pkey_index_problem("mlx5_0", 2, 128, limited, 1));
+    CHECK(pkey_index_problem("mlx5_0", 2, 128, limited, 128).value_or("").ends_with("valid are 0..127"));
+}

@@ -14,7 +14,7 @@ inline mesh::MeshReport all_pairs_ok(std::uint32_t n, const std::function<void(m
     mesh::MeshReport r;
     r.schedule = mesh::round_robin(n);
     for (std::uint32_t i = 0; i < n; ++i)
-        r.ranks.push_back({i, "node" + std::to_string(i), "mlx5_0", 1, "", 3, 100, ""});
+        r.ranks.push_back({i, "node" + std::to_string(i), "mlx5_0", 1, "", 3, 100, "", ""});
     for (std::size_t round = 0; round < r.schedule.rounds.size(); ++round)
         for (const mesh::Pair& p : r.schedule.rounds[round]) {
             mesh::PairResult pr;

@@ -140,11 +140,29 @@ TEST_CASE("records travel as JSON and the two sides merge")
     Json wrong = to_json(a_side);
     wrong["status"] = "fine";
     CHECK_THROWS_AS(pair_result_from_json(wrong), qps::OperationError);
-    RankInfo ri{7, "node7", "rxe0", 1, "::ffff:192.0.2.1", 1, 10, "GID index 5 of rxe0 port 1 is empty"};
+    RankInfo ri{7, "node7", "rxe0", 1, "::ffff:192.0.2.1", 1, 10, "GID index 5 of rxe0 port 1 is empty", "192.0.2.1"};
     const RankInfo ri2 = rank_info_from_json(to_json(ri));
     CHECK(ri2.setup_error == ri.setup_error);
+    CHECK(ri2.cm_address == "192.0.2.1");
     CHECK(ri2.gid == ri.gid);
     TestSpec t;
     t.duration_s = 2.5;
     CHECK(test_spec_from_json(to_json(t)).duration_s == 2.5);
+    CHECK_FALSE(test_spec_from_json(to_json(t)).cm);
+    // rdma_cm and the knobs travel from rank 0 to every rank
+    t.cm = true;
+    t.knobs.traffic_class = 104;
+    t.knobs.sl = 3;
+    t.knobs.min_rnr_timer = 1;
+    t.knobs.flow_label = 0xfffff;
+    const TestSpec spec_back = test_spec_from_json(to_json(t));
+    CHECK(spec_back.cm);
+    CHECK(spec_back.knobs.traffic_class == 104);
+    CHECK(spec_back.knobs.sl == 3);
+    CHECK(spec_back.knobs.min_rnr_timer == 1);
+    CHECK(spec_back.knobs.flow_label == 0xfffff);
+    CHECK(spec_back.knobs.ack_timeout == 14);
+    Json missing = to_json(t);
+    missing.erase("knobs");
+    CHECK_THROWS_AS(test_spec_from_json(missing), qps::OperationError);
 }

@@ -302,3 +302,25 @@ TEST_CASE("host_of: a peer's address without its port, IPv6 without brackets")
     CHECK(qps::net::host_of("[fe80::1]:18615") == "fe80::1");
     CHECK(qps::net::host_of("lab") == "lab");
 }
+
+TEST_CASE("--bind: the client's source address and the server's listening address")
+{
+    // 127.0.0.2 is this host's too (all of 127/8 is loopback): the source shows it.
+    Listener listener(0, "127.0.0.1");
+    auto server = std::async(std::launch::async, [&] { return listener.accept(1000ms); });
+    Channel client = Channel::connect("127.0.0.1", listener.port(), 1000ms, "127.0.0.2");
+    Channel srv = server.get();
+    CHECK(srv.peer().starts_with("127.0.0.2:"));
+    // Only that address listens: another one of this host is refused.
+    CHECK(contains(thrown<TimeoutError>([&] { Channel::connect("127.0.0.2", listener.port(), 150ms); }),
+                   "ECONNREFUSED"));
+    CHECK(thrown<qps::UsageError>([] { Listener l(0, "192.0.2.77"); }) ==
+          "--bind 192.0.2.77: no interface of this host has that address");
+    CHECK(thrown<qps::UsageError>([&] { Channel::connect("127.0.0.1", listener.port(), 150ms, "192.0.2.77"); }) ==
+          "--bind 192.0.2.77: no interface of this host has that address");
+    CHECK(thrown<qps::UsageError>([] { Listener l(0, "lab-a"); }) ==
+          "--bind \"lab-a\" is not a numeric IPv4 or IPv6 address");
+    // An IPv6 source towards an IPv4 destination: that attempt's error, named at the deadline.
+    CHECK(contains(thrown<TimeoutError>([&] { Channel::connect("127.0.0.1", listener.port(), 150ms, "::1"); }),
+                   "--bind ::1 is IPv6, the destination IPv4"));
+}

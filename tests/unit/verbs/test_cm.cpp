@@ -23,16 +23,6 @@ TEST_CASE("a CM event's status in words: 0, a negative errno by name, a reject r
     CHECK(cm_status_text(RDMA_CM_EVENT_REJECTED, -ECONNREFUSED) == "-111 (ECONNREFUSED)");
 }
 
-TEST_CASE("a connection's events in order, each with its status and time")
-{
-    const std::vector<CmEventSeen> trace{{RDMA_CM_EVENT_ADDR_RESOLVED, 0, 1.25, "resolving the address"},
-                                         {RDMA_CM_EVENT_ROUTE_RESOLVED, 0, 0.5, "resolving the route"},
-                                         {RDMA_CM_EVENT_REJECTED, 8, 3.0, "connecting"}};
-    CHECK(cm_trace_text(trace) ==
-          "ADDR_RESOLVED 0 after 1.2 ms, ROUTE_RESOLVED 0 after 0.5 ms, REJECTED 8 (INVALID_SERVICE_ID) after 3.0 ms");
-    CHECK(cm_trace_text({}) == "");
-}
-
 TEST_CASE("an rdma_cm address as text: IPv4 and IPv6 with their ports")
 {
     sockaddr_in v4{};

@@ -187,3 +187,17 @@ TEST_CASE("choose_among: the destination's GID kinds first")
     // -x still rules.
     CHECK(choose_among(table, 1u, six).index == 1);
 }
+
+TEST_CASE("index_of_address: --bind's GID, RoCE v2 before v1, IPv4 as its mapped GID, IPv6 as is")
+{
+    const std::vector<GidCandidate> table{{0, link_local, IBV_GID_TYPE_ROCE_V2},
+                                          {1, v4(192, 0, 2, 1), IBV_GID_TYPE_IB},  // RoCE v1
+                                          {2, v4(192, 0, 2, 1), IBV_GID_TYPE_ROCE_V2},
+                                          {3, v4(198, 51, 100, 7), IBV_GID_TYPE_IB}};
+    CHECK(index_of_address(table, "192.0.2.1") == 2u);
+    CHECK(index_of_address(table, "198.51.100.7") == 3u);  // only v1 holds it
+    CHECK(index_of_address(table, "fe80::5054:ff:fe12:3456") == 0u);
+    CHECK_FALSE(index_of_address(table, "192.0.2.9"));
+    CHECK_FALSE(index_of_address(table, "lab-a"));  // a name is not an address
+    CHECK_FALSE(index_of_address({}, "192.0.2.1"));
+}

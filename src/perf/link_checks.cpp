@@ -1,0 +1,63 @@
+#include "src/perf/link_checks.hpp"
+
+#include <endian.h>
+#include <fmt/format.h>
+#include <infiniband/verbs.h>
+#include <vector>
+
+#include "src/decode/port.hpp"
+#include "src/error.hpp"
+
+namespace qps::perf {
+
+void check_iwarp(const LinkOptions& o)
+{
+    if (o.cm || !o.opened || o.opened->ctx->device->transport_type != IBV_TRANSPORT_IWARP)
+        return;
+    throw UsageError(fmt::format("{} is an iWARP device: its QPs connect only through rdma_cm (the connection is "
+                                 "a TCP stream set up by the kernel); give --cm on both sides",
+                                 o.opened->name));
+}
+
+void check_atomic_cap(const LinkOptions& o)
+{
+    if (!is_atomic(o.op) || !o.opened)
+        return;
+    ibv_device_attr da{};
+    if (int rc = ibv_query_device(o.opened->ctx.get(), &da); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", o.opened->name), rc);
+    if (da.atomic_cap == IBV_ATOMIC_NONE)
+        throw UsageError(fmt::format("--op {}: {} does no atomics (atomic_cap ATOMIC_NONE): run it on a device "
+                                     "whose 'qpscope ports' shows atomics",
+                                     op_name(o.op), o.opened->name));
+}
+
+void check_pkey_index(const LinkOptions& o)
+{
+    if (o.opened)
+        check_pkey_index(o.opened, o.port, o.pkey_index);
+}
+
+void check_pkey_index(const verbs::SharedDevice& device, std::uint8_t port, std::uint16_t index)
+{
+    if (index == 0 || !device)
+        return;
+    ibv_context* ctx = device->ctx.get();
+    ibv_port_attr pa{};
+    if (int rc = ibv_query_port(ctx, port, &pa); rc != 0)
+        throw SystemError(fmt::format("ibv_query_port({}, {})", device->name, port), rc);
+    std::vector<decode::PkeyEntry> entries;
+    for (int i = 0; i < pa.pkey_tbl_len && i < 8; ++i) {
+        __be16 pkey = 0;
+        if (ibv_query_pkey(ctx, port, i, &pkey) == 0)
+            entries.push_back({static_cast<std::uint16_t>(i), be16toh(pkey)});
+    }
+    if (index < pa.pkey_tbl_len && index >= 8) {
+        __be16 pkey = 0;
+        if (ibv_query_pkey(ctx, port, index, &pkey) == 0)
+            entries.push_back({index, be16toh(pkey)});
+    }
+    if (auto problem = decode::pkey_index_problem(device->name, port, pa.pkey_tbl_len, entries, index))
+        throw UsageError(*problem);
+}
+}  // namespace qps::perf

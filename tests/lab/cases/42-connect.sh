@@ -168,13 +168,14 @@ expect_err_has "could not connect to 127.0.0.1:18615"
 run timeout 60 "$q" --json ping-pong 192.0.2.1 --bind 192.0.2.1 -n 100 --timeout 20
 wait "$cm_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
-# gid_of GID: rxe0 port 1's RoCE v2 entry holding GID (sysfs's form), "" if none.
+# gid_of GID: rxe0 port 1's RoCE v2 entry holding GID (sysfs's form), "" if
+# none. (One grep over the table: a process per entry costs minutes here.)
 gid_of() {
-  local i
-  for i in /sys/class/infiniband/rxe0/ports/1/gids/*; do
-    [ "$(cat "$i" 2>/dev/null)" = "$1" ] &&
-      [ "$(cat "/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/${i##*/}" 2>/dev/null)" = "RoCE v2" ] && echo "${i##*/}"
-  done | head -1
+  local f
+  for f in $(grep -lx "$1" /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null); do
+    [ "$(cat "/sys/class/infiniband/rxe0/ports/1/gid_attrs/types/${f##*/}" 2>/dev/null)" = "RoCE v2" ] &&
+      { echo "${f##*/}"; return; }
+  done
 }
 gid192=$(gid_of 0000:0000:0000:0000:0000:ffff:c000:0201)
 expect_true "both sides on GID index $gid192 (192.0.2.1's RoCE v2 entry; got $(jqo .test.gid_index), $(jq -r .test.gid_index "$cm_server_log"))" \
@@ -183,14 +184,16 @@ expect_true "the server's peer is the client's bound source" test "$(jq -r .test
 run timeout 30 "$q" ping-pong 192.0.2.1 --bind 127.0.0.1 --timeout 10
 expect_rc 2
 expect_err_has "--bind 127.0.0.1: no GID of rxe0 port 1 holds that address"
-# A second address on veth0 gives rxe0 a second IPv4 GID: -x naming it and
-# --bind the first disagree (both reach the destination).
-ip addr add 192.0.2.11/24 dev veth0
+# A second address on rxe0's netdev (veth0 on one host, the wire's NIC on
+# two) gives rxe0 a second IPv4 GID: -x naming it and --bind the first
+# disagree (both reach the destination).
+ndev=$(cat "/sys/class/infiniband/rxe0/ports/1/gid_attrs/ndevs/$gid192")
+ip addr add 192.0.2.11/24 dev "$ndev"
 eventually 10 bash -c "grep -qx 0000:0000:0000:0000:0000:ffff:c000:020b /sys/class/infiniband/rxe0/ports/1/gids/*" ||
   bad "rxe0 has no GID for 192.0.2.11 10 s after the address was added"
 gid11=$(gid_of 0000:0000:0000:0000:0000:ffff:c000:020b)
 run timeout 30 "$q" ping-pong 192.0.2.1 -d rxe0 --bind 192.0.2.1 -x "${gid11:-9}" --timeout 10
-ip addr del 192.0.2.11/24 dev veth0
+ip addr del 192.0.2.11/24 dev "$ndev"
 expect_rc 2
 expect_err_has "--bind 192.0.2.1 is GID index $gid192 of rxe0 port 1, and -x ${gid11:-9} was given"
 

@@ -169,7 +169,10 @@ std::string knobs_text(const verbs::QpKnobs& k)
     return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-Finding loopback_finding(const PortPlan& pp, bool ethernet, const Finding* roce_gid, const DoctorOptions& o)
+// `rdma_cm`: the host's device.rdma_cm finding, which explains a --cm
+// self-test that could not reach rdma_cm at all.
+Finding loopback_finding(const PortPlan& pp, bool ethernet, const Finding* roce_gid, const Finding* rdma_cm,
+                         const DoctorOptions& o)
 {
     const std::string& device = pp.device;
     const std::uint32_t port = pp.snap.port_num;
@@ -206,6 +209,12 @@ Finding loopback_finding(const PortPlan& pp, bool ethernet, const Finding* roce_
     if (!r.ok) {
         Finding failed = loopback_failure(device, port, r.error, r.failed_call, r.err, ethernet, roce_gid);
         failed.seen.insert(failed.seen.begin(), f.seen.begin(), f.seen.end());
+        // rdma_cm's own device file, not the NIC: device.rdma_cm says which and the fix.
+        if (spec.cm && r.failed_call == "rdma_create_event_channel" && rdma_cm && rdma_cm->status != Status::ok) {
+            failed.why = "the self-test connects through rdma_cm (--cm), and this user cannot open rdma_cm's device "
+                         "file: see device.rdma_cm; the port itself is not judged";
+            failed.fix = rdma_cm->fix;
+        }
         return failed;
     }
     f.status = Status::ok;
@@ -425,8 +434,10 @@ void run_self_tests(const std::vector<PortPlan>& ports, const DoctorOptions& o, 
             return f.id == "port.roce_gid" && f.device == pp.device && f.port == pp.snap.port_num;
         });
         const Finding* gid_finding = roce_gid == out.end() ? nullptr : &*roce_gid;
+        const auto rdma_cm =
+            std::find_if(out.begin(), out.end(), [](const Finding& f) { return f.id == "device.rdma_cm"; });
         const bool ethernet = pp.snap.attr.link_layer == IBV_LINK_LAYER_ETHERNET;
-        Finding lf = loopback_finding(pp, ethernet, gid_finding, o);
+        Finding lf = loopback_finding(pp, ethernet, gid_finding, rdma_cm == out.end() ? nullptr : &*rdma_cm, o);
         out.push_back(std::move(lf));
     }
 }

@@ -57,6 +57,17 @@ expect_true "no rdma_cm ID left behind" bash -c '[ -z "$(rdma resource show cm_i
 run timeout 120 setpriv --reuid=65534 --regid=65534 --clear-groups -- "$q" --json doctor --cm --interval 0.2
 expect_true "as nobody: port.loopback ok through rdma_cm too (got $(doc_status port.loopback): $(doc_field port.loopback summary))" \
   test "$(doc_status port.loopback)" = ok
+# rdma_cm's device file closed to nobody: the self-test fails pointing at
+# device.rdma_cm (its fix), not at the NIC or its driver.
+cm_mode=$(stat -c %a /dev/infiniband/rdma_cm)
+chmod 0600 /dev/infiniband/rdma_cm
+run timeout 120 setpriv --reuid=65534 --regid=65534 --clear-groups -- "$q" --json doctor --cm --interval 0.2
+chmod "$cm_mode" /dev/infiniband/rdma_cm
+expect_rc 1
+expect_true "rdma_cm at 0600: device.rdma_cm warns, port.loopback fails (got $(doc_status device.rdma_cm), $(doc_status port.loopback))" \
+  test "$(doc_status device.rdma_cm)/$(doc_status port.loopback)" = warn/fail
+expect_true "port.loopback's why points at device.rdma_cm, its fix is that finding's (got: $(doc_field port.loopback why))" \
+  test "$(doc_field port.loopback why | grep -c 'see device.rdma_cm')/$(doc_field port.loopback fix)" = "1/$(doc_field device.rdma_cm fix)"
 
 case_ "doctor -d rxe0 --cm --tclass 104 --rnr-retry 5 --qp-timeout 16, and by hand --sl 3 --flow-label 7: the knobs reach the QPs, the finding lists them"
 run timeout 120 "$q" --json doctor -d rxe0 --cm --tclass 104 --rnr-retry 5 --qp-timeout 16 --interval 0.2

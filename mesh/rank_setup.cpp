@@ -10,6 +10,7 @@
 #include "src/health/preflight.hpp"
 #include "src/perf/link_common.hpp"
 #include "src/perf/link_checks.hpp"
+#include "src/verbs/cm.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/link_resources.hpp"
 
@@ -74,6 +75,9 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
                                              "{}): rdma_cm has no address to reach this rank at",
                                              info.device, o.port, info.gid_index, info.gid));
             info.cm_address = *v4;
+            // rdma_cm's device file, before any pair: a rank that cannot use
+            // it is a set-up failure of its own, not a partner that did not answer.
+            verbs::CmSide{};
         }
         const ibv_port_attr attr = probe.port_attr();
         if (const auto rate = decode::link_rate(attr.active_width, attr.active_speed))

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <netdb.h>
 #include <poll.h>
 
@@ -87,9 +88,15 @@ std::string cm_address_text(const sockaddr* addr)
 CmSide::CmSide()
 {
     channel_.reset(rdma_create_event_channel());
-    if (!channel_)
-        throw SystemError("rdma_create_event_channel", errno,
+    if (!channel_) {
+        int err = errno;
+        // librdmacm says ENOENT whatever kept it from the file (it tries
+        // other names after the first): the file itself says why.
+        if (::access("/dev/infiniband/rdma_cm", R_OK | W_OK) != 0)
+            err = errno;
+        throw SystemError("rdma_create_event_channel", err,
                           "is /dev/infiniband/rdma_cm there and readable (modprobe rdma_ucm; 'qpscope doctor' checks it)?");
+    }
 }
 
 CmSide::Got CmSide::wait(const std::string& step, rdma_cm_id* id, std::chrono::milliseconds timeout,

@@ -58,6 +58,16 @@ expect_true "tests: connection rdma_cm, traffic class 104, RNR retry 5" \
 expect_true "both ranks reached at 192.0.2.1" test "$(jqf '[.ranks[].cm_address] | join(",")' "$_scratch/cm.json")" = "192.0.2.1,192.0.2.1"
 expect_true "the pair measured both ways, the data verified" \
   test "$(jqf '[.results[] | select(.status == "ok" and .lat_a and .verified_ab == "ok" and .verified_ba == "ok")] | length' "$_scratch/cm.json")" = 1
+# rdma_cm's device file closed to the ranks' user: each rank's set-up
+# names it, before any pair (local first).
+cm_mode=$(stat -c %a /dev/infiniband/rdma_cm)
+chmod 0600 /dev/infiniband/rdma_cm
+run timeout 120 setpriv --reuid=65534 --regid=65534 --clear-groups -- env HOME=/tmp \
+  mpirun --oversubscribe --bind-to none -np 2 "$mesh" --cm "${short[@]}"
+chmod "$cm_mode" /dev/infiniband/rdma_cm
+expect_rc 1
+expect_out_has "rank 0 (lab): set-up failed: rdma_create_event_channel failed: EACCES"
+expect_out_has "/dev/infiniband/rdma_cm"
 run "$q" mesh --ranks 4 --cm --sl 3
 expect_rc 2
 expect_err_has "--sl: with --cm, rdma_cm sets it on the QP from what it resolved"

@@ -1,11 +1,13 @@
 # Small assertion helpers shared by the CLI tests (host) and the lab tests
 # (inside the VM). Source it, call `run CMD...` then `expect ...`, and end
-# with `summary`, which lists the skipped checks by name, prints
+# with `summary`, which lists the failed and skipped checks by name (again
+# at the end, where CI's excerpt of a long run shows them), prints
 # "N passed, M failed, K skipped" and sets the exit code.
 passed=0
 failed=0
 skipped=0
 skipped_names=()
+failed_names=()
 current=""
 _scratch=$(mktemp -d)
 trap 'rm -rf "$_scratch"' EXIT
@@ -31,7 +33,7 @@ ok()   { passed=$((passed + 1)); echo "   ok   $*"; }
 # skip WHY: a check this host cannot make, counted and named in the summary.
 skip() { skipped=$((skipped + 1)); skipped_names+=("$current: $*"); echo "   skip $*"; }
 bad()  {
-  failed=$((failed + 1)); echo "   FAIL $current: $*"
+  failed=$((failed + 1)); failed_names+=("$current: $*"); echo "   FAIL $current: $*"
   echo "        rc=$rc"; echo "        stdout: ${out:0:2000}" | head -20; echo "        stderr: ${err:0:2000}" | head -20
 }
 
@@ -105,6 +107,7 @@ not_listening() {
 summary() {
   local s
   for s in "${skipped_names[@]}"; do echo "   skipped: $s"; done
+  for s in "${failed_names[@]}"; do echo "   failed: $s"; done
   echo "$passed passed, $failed failed, $skipped skipped"
   [ "$failed" -eq 0 ] && [ $((passed + failed)) -gt 0 ]
 }

@@ -221,16 +221,8 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
                                          "MTU); change that instead",
                                          *f.mtu));
     }
-    const verbs::QpKnobs k = to_knobs(f.knobs, f.cm, o.transport, f.transport);
-    o.ack_timeout = k.ack_timeout;
-    o.retry_cnt = k.retry_cnt;
-    o.sl = k.sl;
-    o.flow_label = k.flow_label;
-    o.pkey_index = k.pkey_index;
-    o.rnr_retry = k.rnr_retry;
-    o.min_rnr_timer = k.min_rnr_timer;
-    if (f.knobs.tclass_given())
-        o.traffic_class = k.traffic_class;
+    o.knobs = to_knobs(f.knobs, f.cm, o.transport, f.transport);
+    o.traffic_class_given = f.knobs.tclass_given();
     o.cpu = f.cpu;
     o.threads = f.threads;
     if (!f.cpus.empty()) {

@@ -3,6 +3,8 @@
 #include <memory>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "commands/app.hpp"
 #include "commands/emit.hpp"
 #include "commands/link_flags.hpp"
@@ -71,13 +73,7 @@ void register_path(CLI::App& app, const GlobalOptions& global)
         o.tcp_port = static_cast<std::uint16_t>(f->tcp_port);
         o.timeout = std::chrono::milliseconds(static_cast<long>(f->timeout_s * 1000));
         // The RC knobs are what the round trip is judged against (its probes go over UD).
-        const verbs::QpKnobs k = to_knobs(f->knobs, false, IBV_QPT_RC, "rc");
-        o.traffic_class = k.traffic_class;
-        o.sl = k.sl;
-        o.flow_label = k.flow_label;
-        o.pkey_index = k.pkey_index;
-        o.ack_timeout = k.ack_timeout;
-        o.retry_cnt = k.retry_cnt;
+        o.knobs = to_knobs(f->knobs, false, IBV_QPT_RC, "rc");
         o.probes = f->probes;
         o.burst = f->burst;
         o.pings = f->pings;

@@ -35,9 +35,10 @@ constexpr std::uint32_t rc_ipv4_headers = 60, rc_ipv6_headers = 80;
 
 Json path_params(const PathOptions& o)
 {
-    return Json{{"traffic_class", o.traffic_class}, {"probes", o.probes},         {"burst", o.burst},
-                {"pings", o.pings},                 {"sl", o.sl},                 {"flow_label", o.flow_label},
-                {"pkey_index", o.pkey_index},       {"ack_timeout", o.ack_timeout}, {"retry_cnt", o.retry_cnt}};
+    const verbs::QpKnobs& k = o.knobs;
+    return Json{{"traffic_class", k.traffic_class}, {"probes", o.probes}, {"burst", o.burst},
+                {"pings", o.pings},                 {"sl", k.sl},         {"flow_label", k.flow_label},
+                {"pkey_index", k.pkey_index},       {"ack_timeout", k.ack_timeout}, {"retry_cnt", k.retry_cnt}};
 }
 
 void adopt_path(PathOptions& o, const Json& p)
@@ -53,15 +54,16 @@ void adopt_path(PathOptions& o, const Json& p)
             throw OperationError(fmt::format("the client asked for {} {}: valid are {}..{}", v, key, min, max));
         return v;
     };
-    o.traffic_class = static_cast<std::uint8_t>(number("traffic_class", 0, 255));
+    verbs::QpKnobs& k = o.knobs;
+    k.traffic_class = static_cast<std::uint8_t>(number("traffic_class", 0, 255));
     o.probes = number("probes", 1, max_path_probes);
     o.burst = number("burst", 1, max_path_burst);
     o.pings = number("pings", 1, max_path_pings);
-    o.sl = static_cast<std::uint8_t>(number("sl", 0, 15));
-    o.flow_label = number("flow_label", 0, 0xfffff);
-    o.pkey_index = static_cast<std::uint16_t>(number("pkey_index", 0, 0xffff));
-    o.ack_timeout = static_cast<std::uint8_t>(number("ack_timeout", 0, 31));
-    o.retry_cnt = static_cast<std::uint8_t>(number("retry_cnt", 0, 7));
+    k.sl = static_cast<std::uint8_t>(number("sl", 0, 15));
+    k.flow_label = number("flow_label", 0, 0xfffff);
+    k.pkey_index = static_cast<std::uint16_t>(number("pkey_index", 0, 0xffff));
+    k.ack_timeout = static_cast<std::uint8_t>(number("ack_timeout", 0, 31));
+    k.retry_cnt = static_cast<std::uint8_t>(number("retry_cnt", 0, 7));
 }
 
 struct SideCounters {
@@ -134,7 +136,10 @@ PathDirection one_direction(perf::UdProbe& probe, net::Exchange& ex, const PathO
             }
         probe.send(perf::burst_bytes, o.burst, o.timeout);
         net::sleep_until(net::IoClock::now() + drain, "waiting for the last probes to arrive");
-        mine = Json{{"sent", sent}, {"burst", o.burst}, {"mtu", res.local().mtu}, {"traffic_class", o.traffic_class}};
+        mine = Json{{"sent", sent},
+                    {"burst", o.burst},
+                    {"mtu", res.local().mtu},
+                    {"traffic_class", o.knobs.traffic_class}};
     }
     ex.ready(o.timeout);  // the sender is done
     if (!sending) {
@@ -298,15 +303,15 @@ PathReport path_header(const PathOptions& o, net::Exchange& ex, const verbs::Lin
     r.mtu = res.local().mtu;
     r.peer_mtu = res.remote().mtu;
     r.tcp_port = o.tcp_port;
-    r.traffic_class = o.traffic_class;
+    r.traffic_class = o.knobs.traffic_class;
     r.probes = o.probes;
     r.burst = o.burst;
     r.pings = o.pings;
-    r.sl = o.sl;
-    r.flow_label = o.flow_label;
-    r.pkey_index = o.pkey_index;
-    r.ack_timeout_code = o.ack_timeout;
-    r.retry_cnt = o.retry_cnt;
+    r.sl = o.knobs.sl;
+    r.flow_label = o.knobs.flow_label;
+    r.pkey_index = o.knobs.pkey_index;
+    r.ack_timeout_code = o.knobs.ack_timeout;
+    r.retry_cnt = o.knobs.retry_cnt;
     return r;
 }
 
@@ -364,7 +369,6 @@ PathReport run_path(const PathOptions& given)
         perf::check_pkey_index(o);  // the client's index, against this side's table
     }
     verbs::LinkSetup setup = perf::link_setup(o, perf::max_probe_bytes);
-    setup.traffic_class = o.traffic_class;
     setup.send_depth = 32;
     setup.recv_depth = o.pings + 1 + static_cast<std::uint32_t>(std::size(sweep_sizes)) * o.probes + o.burst;
     verbs::LinkResources res(setup);

@@ -26,8 +26,10 @@
 
 namespace qps::health {
 
+// The knobs path uses are the base's: the GRH's traffic class (IP TOS: DSCP
+// << 2 | ECN), SL, flow label and P_Key index on its UD probes, the RC ACK
+// timeout and retry count as what its round trip is judged against.
 struct PathOptions : perf::LinkOptions {
-    std::uint8_t traffic_class = 0;  // the GRH's (IP TOS): DSCP << 2 | ECN
     std::uint32_t probes = 20;       // messages per size of the MTU sweep
     std::uint32_t burst = 200;       // small messages for the loss rate
     std::uint32_t pings = 50;        // round trips

@@ -35,7 +35,7 @@ void check_atomic_cap(const LinkOptions& o)
 void check_pkey_index(const LinkOptions& o)
 {
     if (o.opened)
-        check_pkey_index(o.opened, o.port, o.pkey_index);
+        check_pkey_index(o.opened, o.port, o.knobs.pkey_index);
 }
 
 void check_pkey_index(const verbs::SharedDevice& device, std::uint8_t port, std::uint16_t index)

@@ -85,14 +85,14 @@ Json common_params(const LinkOptions& o)
                      {"inline", inline_name(o.inline_mode)},
                      {"mtu", o.mtu ? 128u << *o.mtu : 0u},
                      {"threads", o.threads},
-                     {"qp-timeout", o.ack_timeout},
-                     {"retry-cnt", o.retry_cnt},
-                     {"tclass", o.traffic_class.value_or(0)},
-                     {"sl", o.sl},
-                     {"flow-label", o.flow_label},
-                     {"pkey-index", o.pkey_index},
-                     {"rnr-retry", o.rnr_retry},
-                     {"min-rnr-timer", o.min_rnr_timer},
+                     {"qp-timeout", o.knobs.ack_timeout},
+                     {"retry-cnt", o.knobs.retry_cnt},
+                     {"tclass", o.traffic_class_given ? o.knobs.traffic_class : 0},
+                     {"sl", o.knobs.sl},
+                     {"flow-label", o.knobs.flow_label},
+                     {"pkey-index", o.knobs.pkey_index},
+                     {"rnr-retry", o.knobs.rnr_retry},
+                     {"min-rnr-timer", o.knobs.min_rnr_timer},
                      {"connection", connection_name(o)}};
 }
 
@@ -116,12 +116,14 @@ void adopt_common(LinkOptions& o, const Json& p)
             throw OperationError(fmt::format("the client asked for ACK timeout code {} and retry count {}: valid are "
                                              "0..31 and 0..7",
                                              ack_timeout, retry_cnt));
-        o.ack_timeout = static_cast<std::uint8_t>(ack_timeout);
+        o.knobs.ack_timeout = static_cast<std::uint8_t>(ack_timeout);
         const auto tclass = p.value("tclass", 0u);
         if (tclass > 255)
             throw OperationError(fmt::format("the client asked for traffic class {}: valid are 0..255", tclass));
-        if (tclass)
-            o.traffic_class = static_cast<std::uint8_t>(tclass);
+        if (tclass) {
+            o.knobs.traffic_class = static_cast<std::uint8_t>(tclass);
+            o.traffic_class_given = true;
+        }
         const auto sl = p.at("sl").get<std::uint32_t>(), flow = p.at("flow-label").get<std::uint32_t>(),
                    pkey = p.at("pkey-index").get<std::uint32_t>(), rnr = p.at("rnr-retry").get<std::uint32_t>(),
                    rnr_timer = p.at("min-rnr-timer").get<std::uint32_t>();
@@ -130,12 +132,12 @@ void adopt_common(LinkOptions& o, const Json& p)
                                              "and RNR timer code {}: valid are 0..15, 0..0xfffff, 0..65535, 0..7 and "
                                              "0..31",
                                              sl, flow, pkey, rnr, rnr_timer));
-        o.sl = static_cast<std::uint8_t>(sl);
-        o.flow_label = flow;
-        o.pkey_index = static_cast<std::uint16_t>(pkey);
-        o.rnr_retry = static_cast<std::uint8_t>(rnr);
-        o.min_rnr_timer = static_cast<std::uint8_t>(rnr_timer);
-        o.retry_cnt = static_cast<std::uint8_t>(retry_cnt);
+        o.knobs.sl = static_cast<std::uint8_t>(sl);
+        o.knobs.flow_label = flow;
+        o.knobs.pkey_index = static_cast<std::uint16_t>(pkey);
+        o.knobs.rnr_retry = static_cast<std::uint8_t>(rnr);
+        o.knobs.min_rnr_timer = static_cast<std::uint8_t>(rnr_timer);
+        o.knobs.retry_cnt = static_cast<std::uint8_t>(retry_cnt);
         const double duration = p.at("duration").get<double>();
         o.duration_s = duration > 0 ? std::optional<double>(duration) : std::nullopt;
     } catch (const nlohmann::json::exception& e) {
@@ -257,14 +259,7 @@ verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest)
     setup.mtu = o.mtu;
     setup.gid_kinds = o.gid_kinds;
     setup.opened = o.opened;
-    setup.ack_timeout = o.ack_timeout;
-    setup.retry_cnt = o.retry_cnt;
-    setup.traffic_class = o.traffic_class.value_or(0);
-    setup.sl = o.sl;
-    setup.flow_label = o.flow_label;
-    setup.pkey_index = o.pkey_index;
-    setup.rnr_retry = o.rnr_retry;
-    setup.min_rnr_timer = o.min_rnr_timer;
+    static_cast<verbs::QpKnobs&>(setup) = o.knobs;
     setup.max_inline =
         o.inline_mode == InlineMode::off || one_sided(o.op) ? 0 : std::min<std::uint32_t>(largest, 1024);
     setup.atomics = is_atomic(o.op);
@@ -291,9 +286,9 @@ void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex,
     h.device = res.device_name();
     h.port = o.port;
     h.traffic_class = res.traffic_class();
-    h.sl = o.sl;
-    h.flow_label = o.flow_label;
-    h.pkey_index = o.pkey_index;
+    h.sl = o.knobs.sl;
+    h.flow_label = o.knobs.flow_label;
+    h.pkey_index = o.knobs.pkey_index;
     if (o.cm && res.cm_id()) {
         h.connection = "rdma_cm";
         h.cm_local = verbs::cm_address_text(rdma_get_local_addr(res.cm_id()));
@@ -306,10 +301,10 @@ void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex,
     if (one_sided(o.op))
         h.reads_in_flight = res.reads_in_flight();
     if (o.transport == IBV_QPT_RC) {
-        h.ack_timeout = o.ack_timeout;
-        h.retry_cnt = o.retry_cnt;
-        h.rnr_retry = o.rnr_retry;
-        h.min_rnr_timer = o.min_rnr_timer;
+        h.ack_timeout = o.knobs.ack_timeout;
+        h.retry_cnt = o.knobs.retry_cnt;
+        h.rnr_retry = o.knobs.rnr_retry;
+        h.min_rnr_timer = o.knobs.min_rnr_timer;
     }
     h.iterations = o.iterations;
     h.warmup = o.warmup;

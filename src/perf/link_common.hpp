@@ -50,20 +50,13 @@ struct LinkOptions {
     InlineMode inline_mode = InlineMode::automatic;
     std::optional<ibv_mtu> mtu;
     std::chrono::milliseconds timeout{10000};
-    // The RC QPs' local ACK timeout (code: 4.096 us x 2^code) and transport
-    // retry count (--qp-timeout, --retry-cnt).
-    std::uint8_t ack_timeout = verbs::link_ack_timeout_code;
-    std::uint8_t retry_cnt = verbs::link_retry_cnt;
-    // The rest of what production sets on its QPs (--sl, --flow-label,
-    // --pkey-index, --rnr-retry, --min-rnr-timer), as LinkSetup has them.
-    std::uint8_t sl = 0;
-    std::uint32_t flow_label = 0;
-    std::uint16_t pkey_index = 0;
-    std::uint8_t rnr_retry = verbs::link_rnr_retry;
-    std::uint8_t min_rnr_timer = verbs::link_min_rnr_timer;
-    // The traffic class of what this side sends (--tclass, --dscp): the
-    // GRH's, or with --cm rdma_cm's TOS option; the server adopts the client's.
-    std::optional<std::uint8_t> traffic_class;
+    // What production sets on its QPs (--tclass, --sl, --flow-label,
+    // --pkey-index, --qp-timeout, --retry-cnt, --rnr-retry, --min-rnr-timer),
+    // as LinkSetup takes them; the server adopts the client's.
+    verbs::QpKnobs knobs;
+    // --tclass or --dscp was given (or adopted): with --cm only then is
+    // rdma_cm's TOS option set (else the port's default_roce_tos applies).
+    bool traffic_class_given = false;
     // rdma_cm (--cm): the QPs connect through it, on `cm_port`; `bind`: the
     // source address (both modes: the TCP exchange's too).
     bool cm = false;

@@ -16,9 +16,10 @@ verbs::CmTarget cm_target(const LinkOptions& o)
     target.host = o.host;
     target.port = o.cm_port;
     target.bind = o.bind;
-    target.tos = o.traffic_class;
-    if (o.ack_timeout != verbs::link_ack_timeout_code)
-        target.ack_timeout = o.ack_timeout;
+    if (o.traffic_class_given)
+        target.tos = o.knobs.traffic_class;
+    if (o.knobs.ack_timeout != verbs::link_ack_timeout_code)
+        target.ack_timeout = o.knobs.ack_timeout;
     return target;
 }
 

@@ -203,17 +203,20 @@ TEST_CASE("test parameters: the server adopts what the client sends; a bad value
 TEST_CASE("the traffic class travels to the server, and the connection mode is named for both sides to compare")
 {
     LinkOptions client;
-    client.traffic_class = 104;
+    client.knobs.traffic_class = 104;
+    client.traffic_class_given = true;
     client.cm = true;
     LinkOptions server;
     CHECK(common_params(client)["connection"] == "rdma_cm (--cm)");
     CHECK(common_params(server)["connection"] == "manual (no --cm)");
     adopt_common(server, common_params(client));
-    CHECK(server.traffic_class == std::optional<std::uint8_t>(104));
+    CHECK(server.traffic_class_given);
+    CHECK(server.knobs.traffic_class == 104);
     CHECK_FALSE(server.cm);  // not adopted: each side's own, compared by the exchange
     LinkOptions plain;
     adopt_common(plain, common_params(LinkOptions{}));
-    CHECK_FALSE(plain.traffic_class.has_value());  // 0: the QP's default, nothing set
+    CHECK_FALSE(plain.traffic_class_given);  // 0: the QP's default, nothing set
+    CHECK(plain.knobs.traffic_class == 0);
     auto p = common_params(client);
     p["tclass"] = 256;
     CHECK_THROWS_WITH_AS(adopt_common(server, p), doctest::Contains("traffic class 256: valid are 0..255"),

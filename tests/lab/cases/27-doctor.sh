@@ -186,12 +186,9 @@ wait "$pt_client" "$pt_server" 2>/dev/null
 eventually 10 bash -c '! rdma resource show qp | grep -q ib_write_bw'
 
 case_ "an rdma_cm pair (ib_write_bw -R) whose server is SIGKILLed: the survivor's notes give its CM state"
-timeout 90 ib_write_bw -d rxe0 -R -D 60 >/dev/null 2>&1 &
-pt_server=$!
-sleep 2
-timeout 90 ib_write_bw -d rxe0 -R -D 60 192.0.2.1 >/dev/null 2>&1 &
-pt_client=$!
-eventually 30 bash -c '[ "$(rdma resource show cm_id | grep -c "state CONNECT")" -ge 2 ]'
+. "$here/perftest-lib.sh"
+pt_pair_up 2 90 ib_write_bw -d rxe0 -R -D 60 || bad "perftest's pair did not come up in 3 tries (the last: $pt_why)"
+pt_server=${pt_pids[0]} pt_client=${pt_pids[1]:-}
 sleep 2
 pkill -9 -P "$pt_server"
 eventually 10 bash -c 'rdma resource show cm_id | grep -q "state DISCONNECT"'

@@ -72,53 +72,18 @@ cml_snapshot() {
     sleep 0.5
   done
 }
-cml_connected() { [ "$(rdma -j resource show cm_id | jq '[.[] | select(.state == "CONNECT")] | length')" = 4 ]; }
-
-# cml_pair_try: starts perftest's server, reads `cm list` while it listens
-# alone, starts the client and waits for the pair to connect. perftest's own
-# client sometimes dies before connecting (a segmentation fault in a CI run of
-# 2026-11-27, not reproduced since): then both are stopped and it fails, so
-# the caller starts the pair again (a fault of perftest, not of the view
-# under test; each try is shown).
-cml_pair_try() {
-  cml_pids=()
-  timeout 30 ib_send_lat -R -D 25 >/dev/null 2>&1 &
-  cml_pids+=($!)
-  if ! eventually 30 bash -c 'rdma resource show cm_id | grep -q "state LISTEN"'; then
-    cml_why="perftest's server did not listen within 30 s"
-  else
-    cml_server=$(pgrep -P "${cml_pids[0]}" -x ib_send_lat)
-    run "$q" cm list; cml_listen_text=$out
-    cml_snapshot; cml_listen=$cml_ours; cml_listen_rdma=$cml_theirs
-    timeout 30 ib_send_lat -R -D 25 192.0.2.1 >/dev/null 2>&1 &
-    cml_pids+=($!)
-    # Connected, or the client is gone (then no waiting out the 30 s).
-    if eventually 30 bash -c 'cml_connected || ! kill -0 "$1" 2>/dev/null' _ "${cml_pids[1]}" && cml_connected; then
-      return 0
-    fi
-    if kill -0 "${cml_pids[1]}" 2>/dev/null; then
-      cml_why="perftest's pair did not connect within 30 s"
-    else
-      cml_why="perftest's client ended before the pair connected"
-    fi
-  fi
-  kill "${cml_pids[@]}" 2>/dev/null
-  local p st=()
-  for p in "${cml_pids[@]}"; do wait "$p" 2>/dev/null; st+=($?); done
-  cml_why+=" (exit status server, client: ${st[*]})"
-  eventually 10 bash -c '! pgrep -x ib_send_lat'
-  return 1
+. "$here/perftest-lib.sh"
+# Read while perftest's server listens alone (before its client starts).
+pt_on_listen() {
+  cml_server=$pt_listener
+  run "$q" cm list; cml_listen_text=$out
+  cml_snapshot; cml_listen=$cml_ours; cml_listen_rdma=$cml_theirs
 }
-export -f cml_connected
 
 # While the pair runs (its 30 s include the emulator's slow starts), only
 # read; the checks come after.
-cml_up=0
-for cml_try in 1 2 3; do
-  if cml_pair_try; then cml_up=1; break; fi
-  echo "    (try $cml_try: $cml_why)"
-done
-if [ "$cml_up" -eq 1 ]; then
+if pt_pair_up 4 30 ib_send_lat -R -D 25; then
+  cml_pids=("${pt_pids[@]}")
   ok "the pair is connected (four IDs in CONNECT: two connections)"
   cml_client=$(pgrep -P "${cml_pids[1]}" -x ib_send_lat)
   run "$q" cm list; cml_text=$out; cml_text_rc=$rc
@@ -151,7 +116,8 @@ if [ "$cml_up" -eq 1 ]; then
   out=$cml_none
   expect_out_has "no rdma_cm ID matches (4 on this host)"
 else
-  bad "perftest's pair did not come up in 3 tries (the last: $cml_why)"
+  cml_pids=("${pt_pids[@]}")
+  bad "perftest's pair did not come up in 3 tries (the last: $pt_why)"
 fi
 kill "${cml_pids[@]}" 2>/dev/null
 wait "${cml_pids[@]}" 2>/dev/null

@@ -32,16 +32,17 @@ void add_knob_options(CLI::App* cmd, KnobFlags& f, KnobSet set)
     auto* tclass = cmd->add_option("--tclass", f.tclass,
                                    "Traffic class of what this side sends, DSCP << 2 | ECN, 0-255 (RoCE v2: the IP "
                                    "TOS; set through rdma_cm's TOS option when rdma_cm connects)")
-                       ->check(CLI::Range(0u, 255u));
+                       ->check(CLI::Range(0u, decode::max_traffic_class));
     auto* dscp = cmd->add_option("--dscp", f.dscp, "The same as --tclass DSCP<<2 (ECN 0)")->check(CLI::Range(0u, 63u));
     tclass->excludes(dscp);
-    cmd->add_option("--sl", f.sl, "Service level 0-15 of the QPs' address (default 0)")->check(CLI::Range(0u, 15u));
+    cmd->add_option("--sl", f.sl, "Service level 0-15 of the QPs' address (default 0)")
+        ->check(CLI::Range(0u, decode::max_sl));
     cmd->add_option("--flow-label", f.flow_label, "The GRH's flow label, 20 bits (default 0)")
-        ->check(CLI::Range(0u, 0xfffffu));
+        ->check(CLI::Range(0u, decode::max_flow_label));
     cmd->add_option("--pkey-index", f.pkey_index,
                     "P_Key table index of the QPs (default 0); checked against the port's table before any network "
                     "step")
-        ->check(CLI::Range(0u, 0xffffu));
+        ->check(CLI::Range(0u, decode::max_pkey_index));
     cmd->add_option("--qp-timeout", f.qp_timeout,
                     "The RC QPs' local ACK timeout: code 0-31 (4.096 us x 2^code, 0 = infinite) or a duration "
                     "(e.g. 67ms); default 14 (67.109 ms)")
@@ -49,10 +50,11 @@ void add_knob_options(CLI::App* cmd, KnobFlags& f, KnobSet set)
     cmd->add_option("--retry-cnt", f.retry_cnt,
                     "The RC QPs' transport retries 0-7 (default 7, which rxe takes as forever): fewer end a run "
                     "whose packets are lost in RETRY_EXC_ERR")
-        ->check(CLI::Range(0u, 7u));
+        ->check(CLI::Range(0u, decode::max_retry));
     if (set == KnobSet::no_rnr)
         return;
-    cmd->add_option("--rnr-retry", f.rnr_retry, "RC: RNR retries 0-7 (default 7 = infinite)")->check(CLI::Range(0u, 7u));
+    cmd->add_option("--rnr-retry", f.rnr_retry, "RC: RNR retries 0-7 (default 7 = infinite)")
+        ->check(CLI::Range(0u, decode::max_retry));
     cmd->add_option("--min-rnr-timer", f.min_rnr_timer,
                     "RC: the RNR NAK timer this side's receiver asks for: code 0-31 or a duration (e.g. 1.28ms); "
                     "default 12 (0.64 ms)")

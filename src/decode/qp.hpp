@@ -166,6 +166,20 @@ Decoded path_mtu(int raw);
 // "1024" -> IBV_MTU_1024; anything but 256/512/1024/2048/4096 is an error.
 Parsed parse_mtu_bytes(std::string_view bytes);
 
+// ---------------------------------------------------------------- field widths
+
+// The largest value of the QP and address fields that the tests' options set
+// (ibv_qp_attr, ibv_ah_attr, by their widths in the IB spec's headers): the
+// service level (4 bits), the GRH's traffic class (8) and flow label (20),
+// the P_Key index (16), and the RC retry counts (3). The timer codes (5 bits)
+// are max_timer_code below. qp modify, ping-pong, bw, path, the mesh and the
+// servers' adoption of a client's values check against these.
+inline constexpr unsigned max_sl = 15;
+inline constexpr unsigned max_traffic_class = 255;
+inline constexpr unsigned max_flow_label = 0xfffff;
+inline constexpr unsigned max_pkey_index = 0xffff;
+inline constexpr unsigned max_retry = 7;  // retry_cnt, rnr_retry
+
 // ---------------------------------------------------------------- RC timers
 
 // Local ACK timeout (ibv_qp_attr.timeout, 5 bits): t = 0 disables the timer

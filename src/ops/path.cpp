@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "src/decode/gid.hpp"
+#include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/health/counter_checks.hpp"
 #include "src/json.hpp"
@@ -55,15 +56,15 @@ void adopt_path(PathOptions& o, const Json& p)
         return v;
     };
     verbs::QpKnobs& k = o.knobs;
-    k.traffic_class = static_cast<std::uint8_t>(number("traffic_class", 0, 255));
+    k.traffic_class = static_cast<std::uint8_t>(number("traffic_class", 0, decode::max_traffic_class));
     o.probes = number("probes", 1, max_path_probes);
     o.burst = number("burst", 1, max_path_burst);
     o.pings = number("pings", 1, max_path_pings);
-    k.sl = static_cast<std::uint8_t>(number("sl", 0, 15));
-    k.flow_label = number("flow_label", 0, 0xfffff);
-    k.pkey_index = static_cast<std::uint16_t>(number("pkey_index", 0, 0xffff));
-    k.ack_timeout = static_cast<std::uint8_t>(number("ack_timeout", 0, 31));
-    k.retry_cnt = static_cast<std::uint8_t>(number("retry_cnt", 0, 7));
+    k.sl = static_cast<std::uint8_t>(number("sl", 0, decode::max_sl));
+    k.flow_label = number("flow_label", 0, decode::max_flow_label);
+    k.pkey_index = static_cast<std::uint16_t>(number("pkey_index", 0, decode::max_pkey_index));
+    k.ack_timeout = static_cast<std::uint8_t>(number("ack_timeout", 0, unsigned{decode::max_timer_code}));
+    k.retry_cnt = static_cast<std::uint8_t>(number("retry_cnt", 0, decode::max_retry));
 }
 
 struct SideCounters {

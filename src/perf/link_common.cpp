@@ -10,6 +10,7 @@
 
 #include "src/decode/decode.hpp"
 #include "src/decode/port.hpp"
+#include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/finding.hpp"
 #include "src/host/checks.hpp"
@@ -112,14 +113,15 @@ void adopt_common(LinkOptions& o, const Json& p)
         o.threads = p.value("threads", 1u);  // a peer from before --threads
         const auto ack_timeout = p.at("qp-timeout").get<std::uint32_t>();
         const auto retry_cnt = p.at("retry-cnt").get<std::uint32_t>();
-        if (ack_timeout > 31 || retry_cnt > 7)
+        if (ack_timeout > unsigned{decode::max_timer_code} || retry_cnt > decode::max_retry)
             throw OperationError(fmt::format("the client asked for ACK timeout code {} and retry count {}: valid are "
-                                             "0..31 and 0..7",
-                                             ack_timeout, retry_cnt));
+                                             "0..{} and 0..{}",
+                                             ack_timeout, retry_cnt, decode::max_timer_code, decode::max_retry));
         o.knobs.ack_timeout = static_cast<std::uint8_t>(ack_timeout);
         const auto tclass = p.value("tclass", 0u);
-        if (tclass > 255)
-            throw OperationError(fmt::format("the client asked for traffic class {}: valid are 0..255", tclass));
+        if (tclass > decode::max_traffic_class)
+            throw OperationError(fmt::format("the client asked for traffic class {}: valid are 0..{}", tclass,
+                                             decode::max_traffic_class));
         if (tclass) {
             o.knobs.traffic_class = static_cast<std::uint8_t>(tclass);
             o.traffic_class_given = true;
@@ -127,11 +129,12 @@ void adopt_common(LinkOptions& o, const Json& p)
         const auto sl = p.at("sl").get<std::uint32_t>(), flow = p.at("flow-label").get<std::uint32_t>(),
                    pkey = p.at("pkey-index").get<std::uint32_t>(), rnr = p.at("rnr-retry").get<std::uint32_t>(),
                    rnr_timer = p.at("min-rnr-timer").get<std::uint32_t>();
-        if (sl > 15 || flow > 0xfffff || pkey > 0xffff || rnr > 7 || rnr_timer > 31)
+        if (sl > decode::max_sl || flow > decode::max_flow_label || pkey > decode::max_pkey_index ||
+            rnr > decode::max_retry || rnr_timer > unsigned{decode::max_timer_code})
             throw OperationError(fmt::format("the client asked for SL {}, flow label {}, P_Key index {}, RNR retry {} "
-                                             "and RNR timer code {}: valid are 0..15, 0..0xfffff, 0..65535, 0..7 and "
-                                             "0..31",
-                                             sl, flow, pkey, rnr, rnr_timer));
+                                             "and RNR timer code {}: valid are 0..{}, 0..{:#x}, 0..{}, 0..{} and 0..{}",
+                                             sl, flow, pkey, rnr, rnr_timer, decode::max_sl, decode::max_flow_label,
+                                             decode::max_pkey_index, decode::max_retry, decode::max_timer_code));
         o.knobs.sl = static_cast<std::uint8_t>(sl);
         o.knobs.flow_label = flow;
         o.knobs.pkey_index = static_cast<std::uint16_t>(pkey);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "src/decode/gid.hpp"
+#include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/util/json_text.hpp"
 
@@ -152,7 +153,7 @@ ModifyRequest modify_request_from_json(const Json& j)
     get(j, "state", r.state, IBV_QPS_ERR);
     get(j, "cur_state", r.cur_state, IBV_QPS_ERR);
     get(j, "port", r.port, 255);
-    get(j, "pkey_index", r.pkey_index, 0xffff);
+    get(j, "pkey_index", r.pkey_index, decode::max_pkey_index);
     get(j, "qkey", r.qkey, 0xffffffff);
     get(j, "access", r.access, 0xffffffff);
     get(j, "path_mtu", r.path_mtu, IBV_MTU_4096, IBV_MTU_256);
@@ -161,10 +162,10 @@ ModifyRequest modify_request_from_json(const Json& j)
     get(j, "sq_psn", r.sq_psn, 0xffffff);
     get(j, "max_rd_atomic", r.max_rd_atomic, 255);
     get(j, "max_dest_rd_atomic", r.max_dest_rd_atomic, 255);
-    get(j, "min_rnr_timer", r.min_rnr_timer, 31);
-    get(j, "timeout", r.timeout, 31);
-    get(j, "retry_cnt", r.retry_cnt, 7);
-    get(j, "rnr_retry", r.rnr_retry, 7);
+    get(j, "min_rnr_timer", r.min_rnr_timer, decode::max_timer_code);
+    get(j, "timeout", r.timeout, decode::max_timer_code);
+    get(j, "retry_cnt", r.retry_cnt, decode::max_retry);
+    get(j, "rnr_retry", r.rnr_retry, decode::max_retry);
     if (j.contains("dgid")) {
         const Json& v = j.at("dgid");
         auto g = v.is_string() ? parse_gid(v.get<std::string>()) : std::nullopt;
@@ -173,11 +174,11 @@ ModifyRequest modify_request_from_json(const Json& j)
         r.dgid = g;
     }
     get(j, "dlid", r.dlid, 0xffff);
-    get(j, "sl", r.sl, 15);
+    get(j, "sl", r.sl, decode::max_sl);
     get(j, "sgid_index", r.sgid_index, 255);
     get(j, "hop_limit", r.hop_limit, 255);
-    get(j, "traffic_class", r.traffic_class, 255);
-    get(j, "flow_label", r.flow_label, 0xfffff);
+    get(j, "traffic_class", r.traffic_class, decode::max_traffic_class);
+    get(j, "flow_label", r.flow_label, decode::max_flow_label);
     get(j, "static_rate", r.static_rate, 255);
     get(j, "path_mig_state", r.path_mig_state, IBV_MIG_ARMED);
     return r;

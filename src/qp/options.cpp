@@ -218,7 +218,7 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
     if (f.cur_state)
         r.cur_state = parse_state(*f.cur_state, "--cur-state");
     num(f.port, "--port", 1, 255, r.port);
-    num(f.pkey_index, "--pkey-index", 0, 0xffff, r.pkey_index);
+    num(f.pkey_index, "--pkey-index", 0, decode::max_pkey_index, r.pkey_index);
     num(f.qkey, "--qkey", 0, 0xffffffff, r.qkey);
     if (f.access)
         r.access = use(decode::parse_access(*f.access), "--access");
@@ -234,8 +234,8 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
         timer(decode::parse_rnr_timer(*f.min_rnr_timer), r.min_rnr_timer, "--min-rnr-timer");
     if (f.timeout)
         timer(decode::parse_timeout(*f.timeout), r.timeout, "--timeout");
-    num(f.retry_cnt, "--retry-cnt", 0, 7, r.retry_cnt);
-    num(f.rnr_retry, "--rnr-retry", 0, 7, r.rnr_retry);
+    num(f.retry_cnt, "--retry-cnt", 0, decode::max_retry, r.retry_cnt);
+    num(f.rnr_retry, "--rnr-retry", 0, decode::max_retry, r.rnr_retry);
     if (f.dgid) {
         r.dgid = parse_gid(*f.dgid);
         if (!r.dgid)
@@ -244,11 +244,11 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
                                          *f.dgid));
     }
     num(f.dlid, "--dlid", 0, 0xffff, r.dlid);
-    num(f.sl, "--sl", 0, 15, r.sl);
+    num(f.sl, "--sl", 0, decode::max_sl, r.sl);
     num(f.sgid_index, "--sgid-index", 0, 255, r.sgid_index);
     num(f.hop_limit, "--hop-limit", 0, 255, r.hop_limit);
-    num(f.traffic_class, "--traffic-class", 0, 255, r.traffic_class);
-    num(f.flow_label, "--flow-label", 0, 0xfffff, r.flow_label);
+    num(f.traffic_class, "--traffic-class", 0, decode::max_traffic_class, r.traffic_class);
+    num(f.flow_label, "--flow-label", 0, decode::max_flow_label, r.flow_label);
     num(f.static_rate, "--static-rate", 0, 255, r.static_rate);
     if (f.path_mig_state) {
         const std::string l = lower(*f.path_mig_state);

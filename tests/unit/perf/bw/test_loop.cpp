@@ -222,3 +222,30 @@ TEST_CASE("the traffic class travels to the server, and the connection mode is n
     CHECK_THROWS_WITH_AS(adopt_common(server, p), doctest::Contains("traffic class 256: valid are 0..255"),
                          qps::OperationError);
 }
+
+TEST_CASE("a server refuses a client's knob beyond its field's width, naming every range")
+{
+    LinkOptions server;
+    auto p = common_params(LinkOptions{});
+    p["sl"] = 16;
+    CHECK_THROWS_WITH_AS(adopt_common(server, p),
+                         doctest::Contains("SL 16, flow label 0, P_Key index 0, RNR retry 7 and RNR timer code 12: "
+                                           "valid are 0..15, 0..0xfffff, 0..65535, 0..7 and 0..31"),
+                         qps::OperationError);
+    p = common_params(LinkOptions{});
+    p["flow-label"] = 0x100000;
+    CHECK_THROWS_AS(adopt_common(server, p), qps::OperationError);
+    p = common_params(LinkOptions{});
+    p["qp-timeout"] = 32;
+    CHECK_THROWS_WITH_AS(adopt_common(server, p),
+                         doctest::Contains("ACK timeout code 32 and retry count 7: valid are 0..31 and 0..7"),
+                         qps::OperationError);
+    p = common_params(LinkOptions{});
+    p["sl"] = 15;
+    p["flow-label"] = 0xfffff;
+    p["qp-timeout"] = 31;
+    adopt_common(server, p);  // the largest values are taken
+    CHECK(server.knobs.sl == 15);
+    CHECK(server.knobs.flow_label == 0xfffff);
+    CHECK(server.knobs.ack_timeout == 31);
+}

@@ -11,7 +11,8 @@
 // Heartbeats carry nothing else; Channel::receive skips them wherever they
 // arrive, so a run's last ones never disturb the exchange after it.
 //
-// One thread looks (the crew's coordinator, src/perf/crew.hpp); another
+// One thread looks (the crew's coordinator, src/perf/crew.hpp, or the loop
+// of a ping-pong run of one pair through its watchdog); another
 // thread that sends on the same socket during the run (the client's
 // announcement) goes through exclusive(), so frames never interleave.
 #pragma once

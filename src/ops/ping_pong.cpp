@@ -97,15 +97,26 @@ report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange&
     return rep;
 }
 
-// Independent pairs at once (one without --threads); each thread's loop
-// watches the crew's end signal in place of the socket, the coordinator
-// keeps the heartbeats going (src/perf/crew.hpp). Returns why the peer
-// was lost, or "".
+// Independent pairs at once (--threads N); each thread's loop watches the
+// crew's end signal in place of the socket, the coordinator keeps the
+// heartbeats going (src/perf/crew.hpp). One pair (no --threads) runs on
+// this thread and its loop looks at the peer itself: with no second thread
+// in the process, glibc leaves out the cancellation bracket it puts around
+// every system call of a threaded one (rxe's doorbell write(): 31
+// user-space instructions a message, README "Instructions per message").
+// Returns why the peer was lost, or "".
 std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& pairs, const LatencyRun& run,
                       Role role, const std::vector<int>& cpus, net::Exchange& ex, std::chrono::milliseconds timeout,
                       const Clock& clock, std::vector<LatencyResult>& results)
 {
     net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), timeout);
+    if (pairs.size() == 1) {
+        const PinnedHere pin(cpus.empty() ? -1 : cpus.front());
+        LatencyRun mine = run;
+        mine.peer = &peer;
+        results.front() = run_latency(*pairs.front(), role, mine, clock);
+        return results.front().peer_lost;
+    }
     return run_crew_threads(cpus.empty() ? std::vector<int>{-1} : cpus, peer,
                             [&](std::uint32_t i, const CrewEnd& end) {
                                 LatencyRun mine = run;

@@ -1,6 +1,7 @@
 // The threads of one side's run: N worker threads (--threads N; one
-// without it), each pinned to its CPU, and the calling thread as their
-// coordinator. The coordinator watches the peer through the out-of-band
+// without it, for bw: a ping-pong run of one pair runs on the calling
+// thread instead, src/ops/ping_pong.cpp), each pinned to its CPU, and the
+// calling thread as their coordinator. The coordinator watches the peer through the out-of-band
 // socket (net::PeerWatch: it sends this side's heartbeats and takes the
 // peer's). When the peer is done, gone or silent it raises the crew's end
 // signal, an eventfd that stays readable, which the workers' loops watch

@@ -212,6 +212,22 @@ void pin_cpu(const std::optional<int>& cpu)
         throw SystemError(fmt::format("sched_setaffinity(cpu {})", *cpu), errno, "is that CPU online and allowed?");
 }
 
+PinnedHere::PinnedHere(int cpu)
+{
+    if (cpu < 0)
+        return;
+    if (::sched_getaffinity(0, sizeof before_, &before_) != 0)
+        throw SystemError("sched_getaffinity", errno);
+    pin_cpu(cpu);
+    pinned_ = true;
+}
+
+PinnedHere::~PinnedHere()
+{
+    if (pinned_)
+        ::sched_setaffinity(0, sizeof before_, &before_);  // the CPUs it had: allowed before, so this cannot fail
+}
+
 net::Exchange open_exchange(const LinkOptions& o, std::string_view test, const Json& mine, Json& theirs)
 {
     const bool client = !o.host.empty();

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <infiniband/verbs.h>
+#include <sched.h>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -106,6 +107,21 @@ void check_atomic_sizes(const LinkOptions& o);
 
 // Pins the calling thread; SystemError when the CPU is not allowed.
 void pin_cpu(const std::optional<int>& cpu);
+
+// Pins the calling thread to `cpu` (-1: leaves it as it is) while it lives,
+// then gives it back the CPUs it was allowed before: a run on the calling
+// thread (one ping-pong pair) leaves the rest of the command unpinned.
+class PinnedHere {
+public:
+    explicit PinnedHere(int cpu);
+    ~PinnedHere();
+    PinnedHere(const PinnedHere&) = delete;
+    PinnedHere& operator=(const PinnedHere&) = delete;
+
+private:
+    bool pinned_ = false;
+    cpu_set_t before_{};
+};
 
 inline constexpr std::uint32_t max_threads = 64;
 

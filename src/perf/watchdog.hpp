@@ -1,13 +1,17 @@
 // The hot loops' watchdog, shared by ping-pong and bw: looked at every few
 // thousand empty polls (never per message), it ends a run whose peer went
 // silent, that was interrupted (SIGINT/SIGTERM), or whose out-of-band
-// socket became readable (the peer finished or went away).
+// socket became readable (the peer finished or went away). Given the
+// PeerWatch, it also keeps the heartbeats going itself: a run without the
+// crew's coordinator thread (one ping-pong pair, src/ops/ping_pong.cpp).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <poll.h>
+#include <string>
 
+#include "src/net/heartbeat.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/perf/clock.hpp"
 
@@ -27,9 +31,10 @@ inline bool fd_readable(int fd)
 
 class Watchdog {
 public:
-    // oob_fd -1: the socket is not watched.
-    Watchdog(const Clock& clock, std::chrono::milliseconds silence_limit, int oob_fd)
-        : clock_(clock), oob_fd_(oob_fd)
+    // oob_fd -1: the socket is not watched. peer: looked at in its place
+    // (heartbeats sent and taken once a millisecond at most).
+    Watchdog(const Clock& clock, std::chrono::milliseconds silence_limit, int oob_fd, net::PeerWatch* peer = nullptr)
+        : clock_(clock), oob_fd_(oob_fd), peer_(peer)
     {
         limit_ticks_ = static_cast<std::uint64_t>(
             std::chrono::duration<double, std::nano>(silence_limit).count() * clock.info().ticks_per_ns);
@@ -40,6 +45,9 @@ public:
     // What check() returns when nothing completed within the limit (compared
     // by address: this side's own stall, not the peer's word).
     static constexpr const char* stalled_reason = "no completion within the timeout: the peer is silent";
+    // What check() returns when the peer's socket has its next message or
+    // ended (a server in duration mode takes it as the normal end).
+    static constexpr const char* finished_reason = "the peer finished or closed the out-of-band connection";
 
     // `progress`: messages completed so far. Returns a reason to stop, or nullptr.
     const char* check(std::uint64_t progress)
@@ -49,6 +57,9 @@ public:
             progress_ = progress;
             last_ = now;
         } else if (now - last_ > limit_ticks_) {
+            // A silent peer is named as such, as the crew's coordinator would.
+            if (peer_ && look_peer() == lost_.c_str())
+                return lost_.c_str();
             return stalled_reason;
         }
         if (net::interrupt_pending())
@@ -58,17 +69,41 @@ public:
         if (now - last_look_ < look_ticks_)
             return nullptr;
         last_look_ = now;
+        if (peer_)
+            return look_peer();
         if (fd_readable(oob_fd_))
-            return "the peer finished or closed the out-of-band connection";
+            return finished_reason;
         return nullptr;
     }
+
+    // Why the peer was lost (its silence, in the PeerWatch's words), or "".
+    const std::string& lost() const { return lost_; }
+    // The clock's ticks in a millisecond: how often a loop that makes
+    // progress without empty polls calls check() to keep the heartbeats going.
+    std::uint64_t look_ticks() const { return look_ticks_; }
 
     // Restarts the silence limit (a new phase begins).
     void reset() { last_ = clock_.now(); }
 
 private:
+    const char* look_peer()
+    {
+        switch (peer_->look()) {
+        case net::PeerWatch::Peer::running:
+            return nullptr;
+        case net::PeerWatch::Peer::done:
+            return finished_reason;
+        case net::PeerWatch::Peer::silent:
+            lost_ = peer_->silence_reason();
+            return lost_.c_str();
+        }
+        return nullptr;
+    }
+
     const Clock& clock_;
     int oob_fd_;
+    net::PeerWatch* peer_;
+    std::string lost_;
     std::uint64_t limit_ticks_ = 0, last_ = 0, progress_ = ~0ull;
     std::uint64_t look_ticks_ = 0, last_look_ = 0;
 };

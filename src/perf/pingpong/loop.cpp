@@ -131,6 +131,10 @@ struct Loop {
     report::LatencyHistogram& period;
     std::uint64_t total;           // iterations to run; max in duration mode
     std::uint64_t duration_ticks;  // client, duration mode: how long to measure
+    // Without a coordinator thread (LatencyRun::peer): the watchdog is asked
+    // this often (ticks) between messages too, so the heartbeats go on in a
+    // run whose waits never reach polls_per_check empty polls; 0: never.
+    std::uint64_t look_ticks;
     // Out:
     std::uint64_t done = 0;        // iterations completed
     const std::uint64_t* filled = nullptr;  // the log's samples end here (drained after the loop)
@@ -214,7 +218,13 @@ template <Op op>
     std::uint64_t deadline = std::numeric_limits<std::uint64_t>::max();
     std::uint8_t marker = 0;
     std::uint64_t i = 0, t1 = 0;
+    std::uint64_t next_look = l.look_ticks ? 0 : std::numeric_limits<std::uint64_t>::max();
     for (; i < h.total; ++i) {
+        if (t1 >= next_look) [[unlikely]] {
+            next_look = t1 + l.look_ticks;
+            if ((l.reason = l.dog.check(i)))
+                break;
+        }
         if constexpr (op == Op::write) {
             marker = next_marker(marker);
             *h.mark_out = marker;
@@ -273,7 +283,13 @@ template <Op op>
     std::uint64_t* cur = l.log.begin();
     std::uint8_t marker = 0;
     std::uint64_t i = 0, last = 0;
+    std::uint64_t next_look = l.look_ticks ? 0 : std::numeric_limits<std::uint64_t>::max();
     for (; i < h.total; ++i) {
+        if (last >= next_look) [[unlikely]] {
+            next_look = last + l.look_ticks;
+            if ((l.reason = l.dog.check(i)))
+                break;
+        }
         bool ok;
         if constexpr (op == Op::write) {
             marker = next_marker(marker);
@@ -305,13 +321,37 @@ template <Op op>
 
 // The server of a read test has nothing to do but wait for the client's
 // end: its results, its death, or its silence (no heartbeat: a client
-// stopped or hung), which the crew's coordinator turns into the end signal.
+// stopped or hung), which the crew's coordinator turns into the end signal,
+// or which it sees itself when it runs without one (run.peer), sending its
+// own heartbeats meanwhile.
 LatencyResult serve_read(const LatencyRun& run)
 {
-    pollfd p{run.oob_fd, POLLIN | POLLRDHUP, 0};
-    while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    if (!run.peer) {
+        pollfd p{run.oob_fd, POLLIN | POLLRDHUP, 0};
+        while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+        }
+        return {};
     }
-    return {};
+    LatencyResult r;
+    const int wait_ms = static_cast<int>(run.peer->interval().count());
+    for (;;) {
+        if (net::interrupt_pending()) {
+            r.aborted = true;
+            r.abort_reason = "interrupted";
+            return r;
+        }
+        switch (run.peer->look()) {
+        case net::PeerWatch::Peer::running:
+            break;
+        case net::PeerWatch::Peer::done:
+            return r;
+        case net::PeerWatch::Peer::silent:
+            r.peer_lost = run.peer->silence_reason();
+            return r;
+        }
+        pollfd p{run.peer->fd(), POLLIN | POLLRDHUP, 0};
+        ::poll(&p, 1, wait_ms);  // a heartbeat, the client's end, or the time for this side's next heartbeat
+    }
 }
 
 }  // namespace
@@ -378,8 +418,9 @@ LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun
     const std::size_t words = run.duration ? log_limit_duration : log_limit;
     SampleLog log(client ? 0 : SampleLog::capacity_for(total, words), skip, scale);
     PostedSampleLog posted(client ? PostedSampleLog::capacity_for(total, words) : 0, skip, scale);
-    Watchdog dog(clock, run.silence_limit, run.oob_fd);
-    Loop l{res, run, clock.uses_tsc(), dog, wrs, log, posted, r.histogram, r.period, total, duration_ticks};
+    Watchdog dog(clock, run.silence_limit, run.oob_fd, run.peer);
+    Loop l{res,       run,         clock.uses_tsc(), dog,   wrs, log, posted, r.histogram, r.period, total,
+           duration_ticks, run.peer ? dog.look_ticks() : 0};
     std::string failed;  // a completion's error ends the run like a stall: reported with what was measured
     try {
         if (client)
@@ -418,6 +459,7 @@ LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun
         r.stalled = l.reason == Watchdog::stalled_reason;
         if (r.aborted)
             r.abort_reason = l.reason;
+        r.peer_lost = dog.lost();
     }
     if (l.start && l.last > l.start) {
         r.measured_seconds = static_cast<double>(l.last - l.start) * ns_per_tick / 1e9;

@@ -3,8 +3,9 @@
 // work requests built once, no allocation, logging or virtual calls per
 // message: a sample is one store into a preallocated log (the client's two:
 // the round trip and the post tick), binned into histograms after the loop. A watchdog (checked every few thousand
-// empty polls, never per message) ends a run whose peer went silent,
-// keeping what was measured.
+// empty polls; without a coordinator thread also once a millisecond
+// between messages, a comparison of the last tick per message) ends a run
+// whose peer went silent, keeping what was measured.
 #pragma once
 
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "src/net/heartbeat.hpp"
 #include "src/perf/clock.hpp"
 #include "src/perf/link_common.hpp"
 #include "src/report/histogram.hpp"
@@ -28,6 +30,9 @@ struct LatencyRun {
     bool use_inline = false;
     std::chrono::milliseconds silence_limit{5000};  // watchdog: no progress for this long ends the run
     int oob_fd = -1;  // readable once the peer finished, went away or went silent (the crew's end signal, or a pipe)
+    // Set: the loop runs without a coordinator thread and looks at the peer
+    // itself (heartbeats, its end, its silence), about once a millisecond.
+    net::PeerWatch* peer = nullptr;
 };
 
 struct LatencyResult {
@@ -44,6 +49,7 @@ struct LatencyResult {
     bool completion_failed = false;  // a work completion's error status ended it
     bool stalled = false;            // nothing completed within the limit (this side's watchdog)
     std::string abort_reason;
+    std::string peer_lost;  // with LatencyRun::peer: why the peer was lost (its silence), or ""
 };
 
 // Runs one size. Both sides must call it with the same run (the exchange

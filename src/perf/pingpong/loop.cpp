@@ -134,6 +134,8 @@ struct Loop {
     // Without a coordinator thread (LatencyRun::peer): the watchdog is asked
     // this often (ticks) between messages too, so the heartbeats go on in a
     // run whose waits never reach polls_per_check empty polls; 0: never.
+    // (looks_between_messages: 10 ms, a fifth of the shortest heartbeat
+    // interval; more often would only add work to the loop.)
     std::uint64_t look_ticks;
     // Out:
     std::uint64_t done = 0;        // iterations completed
@@ -141,6 +143,10 @@ struct Loop {
     std::uint64_t start = 0, last = 0;  // the measured span (ticks)
     const char* reason = nullptr;  // why the watchdog stopped it
 };
+
+// Milliseconds between two looks at the peer from a loop that makes
+// progress (Loop::look_ticks).
+constexpr std::uint64_t looks_between_messages = 10;
 
 // What a loop reads every message, copied out of Loop once: a local the
 // compiler keeps in registers or its own stack frame, instead of reloading
@@ -420,7 +426,7 @@ LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun
     PostedSampleLog posted(client ? PostedSampleLog::capacity_for(total, words) : 0, skip, scale);
     Watchdog dog(clock, run.silence_limit, run.oob_fd, run.peer);
     Loop l{res,       run,         clock.uses_tsc(), dog,   wrs, log, posted, r.histogram, r.period, total,
-           duration_ticks, run.peer ? dog.look_ticks() : 0};
+           duration_ticks, run.peer ? looks_between_messages * dog.look_ticks() : 0};
     std::string failed;  // a completion's error ends the run like a stall: reported with what was measured
     try {
         if (client)

@@ -78,8 +78,9 @@ public:
 
     // Why the peer was lost (its silence, in the PeerWatch's words), or "".
     const std::string& lost() const { return lost_; }
-    // The clock's ticks in a millisecond: how often a loop that makes
-    // progress without empty polls calls check() to keep the heartbeats going.
+    // The clock's ticks in a millisecond: the least time between two looks
+    // at the socket or the peer (a loop that makes progress without empty
+    // polls asks every few of these to keep the heartbeats going).
     std::uint64_t look_ticks() const { return look_ticks_; }
 
     // Restarts the silence limit (a new phase begins).

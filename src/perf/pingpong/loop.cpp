@@ -425,8 +425,8 @@ LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun
     SampleLog log(client ? 0 : SampleLog::capacity_for(total, words), skip, scale);
     PostedSampleLog posted(client ? PostedSampleLog::capacity_for(total, words) : 0, skip, scale);
     Watchdog dog(clock, run.silence_limit, run.oob_fd, run.peer);
-    Loop l{res,       run,         clock.uses_tsc(), dog,   wrs, log, posted, r.histogram, r.period, total,
-           duration_ticks, run.peer ? looks_between_messages * dog.look_ticks() : 0};
+    const std::uint64_t look_ticks = run.peer ? looks_between_messages * dog.look_ticks() : 0;
+    Loop l{res, run, clock.uses_tsc(), dog, wrs, log, posted, r.histogram, r.period, total, duration_ticks, look_ticks};
     std::string failed;  // a completion's error ends the run like a stall: reported with what was measured
     try {
         if (client)

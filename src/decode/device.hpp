@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <infiniband/verbs.h>
+#include <string>
 #include <string_view>
 
 #include "src/decode/decode.hpp"
@@ -145,6 +146,11 @@ Decoded transport(int raw);
 // from cm_only_transport_table; empty when ibv_modify_qp does.
 std::string_view connects_only_through(int transport);
 Decoded atomic_cap(int raw);
+// Why `--op OP` (an atomic) cannot run on `device`, whose atomic_cap is
+// IBV_ATOMIC_NONE: "--op fadd: rxe9 does no atomics (atomic_cap NONE):
+// run it on a device whose 'qpscope ports' shows atomics" (the name as
+// 'qpscope ports' decodes it).
+std::string no_atomics_text(std::string_view op, std::string_view device);
 Flags device_cap_flags(std::uint64_t raw);
 
 }  // namespace qps::decode

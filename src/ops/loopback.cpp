@@ -58,10 +58,7 @@ void cm_connect_pair(const LoopbackSpec& spec, const verbs::LinkSetup& setup, Pa
     verbs::CmTarget target;
     target.host = spec.cm_address;
     target.port = port;
-    if (spec.knobs.traffic_class != 0)
-        target.tos = spec.knobs.traffic_class;
-    if (spec.knobs.ack_timeout != verbs::link_ack_timeout_code)
-        target.ack_timeout = spec.knobs.ack_timeout;
+    target.take_knobs(spec.knobs, spec.knobs.traffic_class != 0);
     verbs::CmId id = p.client_side->resolve(target);
     p.a = std::make_unique<verbs::LinkResources>(setup, id);
     std::exception_ptr server_error;

@@ -263,10 +263,7 @@ void cm_connect(Steps& steps, const PairContext& ctx, const verbs::LinkSetup& se
             target.host = ctx.partner->cm_address;
             target.port = port;
             target.bind = ctx.mine->cm_address;
-            if (setup.traffic_class != 0)
-                target.tos = setup.traffic_class;
-            if (setup.ack_timeout != verbs::link_ack_timeout_code)
-                target.ack_timeout = setup.ack_timeout;
+            target.take_knobs(setup, setup.traffic_class != 0);
             verbs::CmId id = cm->resolve(target);
             res.emplace(setup, id);
             cm->connect(res->cm_id(), res->cm_param(), 0, remaining(ctx.deadline),

@@ -5,6 +5,7 @@
 #include <infiniband/verbs.h>
 #include <vector>
 
+#include "src/decode/device.hpp"
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
 
@@ -27,9 +28,7 @@ void check_atomic_cap(const LinkOptions& o)
     if (int rc = ibv_query_device(o.opened->ctx.get(), &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", o.opened->name), rc);
     if (da.atomic_cap == IBV_ATOMIC_NONE)
-        throw UsageError(fmt::format("--op {}: {} does no atomics (atomic_cap ATOMIC_NONE): run it on a device "
-                                     "whose 'qpscope ports' shows atomics",
-                                     op_name(o.op), o.opened->name));
+        throw UsageError(decode::no_atomics_text(op_name(o.op), o.opened->name));
 }
 
 void check_pkey_index(const LinkOptions& o)

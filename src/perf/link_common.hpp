@@ -17,6 +17,7 @@
 #include "src/net/exchange.hpp"
 #include "src/net/messages.hpp"
 #include "src/perf/clock.hpp"
+#include "src/qp/options.hpp"
 #include "src/report/link_header.hpp"
 #include "src/verbs/cm.hpp"
 #include "src/verbs/link_resources.hpp"
@@ -31,7 +32,7 @@ constexpr bool is_atomic(Op op) { return op == Op::fadd || op == Op::cas; }
 // requester waits for its own completion.
 constexpr bool one_sided(Op op) { return op == Op::read || is_atomic(op); }
 // The operand size of the atomics.
-inline constexpr std::uint32_t atomic_bytes = 8;
+inline constexpr std::uint32_t atomic_bytes = qp::atomic_operand_bytes;
 enum class Role { client, server };
 enum class InlineMode { automatic, on, off };
 

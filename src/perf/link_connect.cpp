@@ -16,10 +16,7 @@ verbs::CmTarget cm_target(const LinkOptions& o)
     target.host = o.host;
     target.port = o.cm_port;
     target.bind = o.bind;
-    if (o.traffic_class_given)
-        target.tos = o.knobs.traffic_class;
-    if (o.knobs.ack_timeout != verbs::link_ack_timeout_code)
-        target.ack_timeout = o.knobs.ack_timeout;
+    target.take_knobs(o.knobs, o.traffic_class_given);
     return target;
 }
 

@@ -47,7 +47,8 @@ ModifyRequest modify_request_from_json(const Json& j);
 Json qp_attr_to_json(const ibv_qp_attr& attr, const ibv_qp_init_attr& init);
 void qp_attr_from_json(const Json& j, ibv_qp_attr& attr, ibv_qp_init_attr& init);
 
-// "fe80::1", full form, or "::ffff:192.0.2.1" -> 16 bytes; nullopt if invalid.
+// "fe80::1", full form, "::ffff:192.0.2.1" or an IPv4 address (its mapped
+// GID) -> 16 bytes; nullopt if invalid.
 std::optional<std::array<std::uint8_t, 16>> parse_gid(const std::string& text);
 
 }  // namespace qps::qp

@@ -199,9 +199,7 @@ std::optional<std::string> atomic_post_problem(const AtomicPostFacts& f)
         return fmt::format("--op {}: QP {:#x} is {}; atomics run on RC QPs only (qp create -t rc)", op, f.qpn,
                            decode::qp_type(f.type).name.value_or("not RC"));
     if (f.atomic_cap == IBV_ATOMIC_NONE)
-        return fmt::format("--op {}: {} does no atomics (atomic_cap {}): run it on a device whose 'qpscope ports' "
-                           "shows atomics",
-                           op, f.device, decode::atomic_cap(f.atomic_cap).name.value_or("NONE"));
+        return decode::no_atomics_text(op, f.device);
     if (f.max_rd_atomic == 0 && (f.state == IBV_QPS_RTS || f.state == IBV_QPS_SQD))
         return fmt::format("--op {}: QP {:#x} has max-rd-atomic 0, so it can have no atomic in flight: give it "
                            "--max-rd-atomic 1 or more on its way to RTS",

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "src/verbs/qp_knobs.hpp"
+
 namespace qps::verbs {
 
 struct CmChannelDeleter {
@@ -49,6 +51,17 @@ struct CmTarget {
     std::optional<std::uint8_t> tos;  // IP TOS (DSCP << 2 | ECN) through RDMA_OPTION_ID_TOS
     std::optional<std::uint8_t> ack_timeout;  // RDMA_OPTION_ID_ACK_TIMEOUT (code)
     std::chrono::milliseconds resolve_timeout{1500};
+
+    // What of the QP knobs rdma_cm takes as options of the ID: the traffic
+    // class as the TOS when `tos_given` (else the port's default_roce_tos
+    // applies), and an ACK timeout other than qpscope's default.
+    void take_knobs(const QpKnobs& k, bool tos_given)
+    {
+        if (tos_given)
+            tos = k.traffic_class;
+        if (k.ack_timeout != link_ack_timeout_code)
+            ack_timeout = k.ack_timeout;
+    }
 };
 
 // The first of the private data a qpscope connect request carries, and the

@@ -1,13 +1,13 @@
 #include "src/verbs/gid_choice.hpp"
 
 #include <algorithm>
-#include <arpa/inet.h>
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <infiniband/verbs.h>
 
 #include "src/decode/gid.hpp"
+#include "src/qp/attributes.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/handles.hpp"
 
@@ -78,17 +78,12 @@ GidChoice choose_among(const std::vector<GidCandidate>& candidates, std::optiona
 
 std::optional<std::uint32_t> index_of_address(const std::vector<GidCandidate>& candidates, const std::string& address)
 {
-    std::array<std::uint8_t, 16> want{};
-    in_addr v4{};
-    if (::inet_pton(AF_INET, address.c_str(), &v4) == 1) {
-        want[10] = want[11] = 0xff;  // ::ffff:a.b.c.d
-        std::memcpy(want.data() + 12, &v4, 4);
-    } else if (::inet_pton(AF_INET6, address.c_str(), want.data()) != 1) {
+    const auto want = qp::parse_gid(address);  // an IPv4 address: its mapped GID
+    if (!want)
         return std::nullopt;
-    }
     std::optional<std::uint32_t> v1;
     for (const GidCandidate& c : candidates) {
-        if (c.gid != want)
+        if (c.gid != *want)
             continue;
         if (c.type == IBV_GID_TYPE_ROCE_V2)
             return c.index;

@@ -223,7 +223,18 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
         stalled_on_path = name_stall(r.abort_reason, own, peer_host, mine, theirs, o.tcp_port) || stalled_on_path;
     };
     if (r.aborted && r.peer_lost) {
-        ex.abort(fmt::format("{} side ended the run: {}", role, r.abort_reason));  // if it hears at all
+        // Its own link first, whichever timer fired: a side whose link went
+        // down names it, and tells the peer with its evidence (if it hears
+        // at all: it then names this side's link too); else the lost peer's
+        // TCP wording stands.
+        const Evidence mine = packets.now();
+        if (name_lost_peer(r.abort_reason, peer_host, mine)) {
+            stalled_on_path = true;
+            ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason), to_json(mine),
+                       std::chrono::milliseconds(0));
+        } else {
+            ex.abort(fmt::format("{} side ended the run: {}", role, r.abort_reason));  // if it hears at all
+        }
         return;
     }
     if (r.aborted && !r.peer_ended_early) {
@@ -243,13 +254,16 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
         r.abort_reason = e.what();
         if (ex.peer_evidence())
             judge(packets.now(), *ex.peer_evidence(), false);
+        else  // lost, or gone without its evidence: this side's own link first
+            stalled_on_path = name_lost_peer(r.abort_reason, peer_host, packets.now()) || stalled_on_path;
     }
 }
 
 // A size's result: this side's figures and its check of the data, then
 // the peer's figures (its absence ends the run; this side's stand).
 report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQps& side, const BwOptions& o,
-                                 const Roles& roles, net::Exchange& ex)
+                                 const Roles& roles, net::Exchange& ex, const PacketWatch& packets,
+                                 bool& stalled_on_path)
 {
     BwResult& r = crew.total;
     report::BwSizeResult sr;
@@ -285,6 +299,8 @@ report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQ
     } catch (const TimeoutError& e) {
         r.aborted = true;  // this side's figures stand; the peer's never came
         r.abort_reason = e.what();
+        stalled_on_path = name_lost_peer(r.abort_reason, net::host_of(ex.channel().peer()), packets.now()) ||
+                          stalled_on_path;
     }
     return sr;
 }
@@ -356,13 +372,14 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
         if (const auto why = barrier_failure(ex); !why.empty()) {
             rep.aborted = true;  // the sizes measured so far are the report
             rep.abort_reason = why;
+            rep.stalled_on_path = name_lost_peer(rep.abort_reason, net::host_of(ex.channel().peer()), packets.now());
             break;
         }
         net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout);
         CrewResult crew = run_crew(side.plans, run, clock, peer);
         BwResult& r = crew.total;
         end_barrier(ex, r, client, rep.role, o, packets, rep.stalled_on_path);
-        const report::BwSizeResult sr = size_result(size, crew, side, o, roles, ex);
+        const report::BwSizeResult sr = size_result(size, crew, side, o, roles, ex, packets, rep.stalled_on_path);
         rep.verify_failed = rep.verify_failed || sr.local.verify_failed || (sr.peer && sr.peer->verify_failed);
         rep.sizes.push_back(sr);
         if (size_done)

@@ -153,7 +153,16 @@ std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchang
     std::string abort_reason = sr.local.abort_reason;
     const Evidence mine = packets.now();
     const std::string peer_host = net::host_of(ex.channel().peer());
+    // A lost peer: this side's own link first, whichever timer fired (and
+    // whether or not the peer's results still came).
+    const auto own_link = [&] {
+        const bool named = name_lost_peer(abort_reason, peer_host, mine);
+        end.stalled_on_path = named || end.stalled_on_path;
+        return named;
+    };
     const auto judge = [&](const Json& theirs, bool own) {
+        if (end.peer_lost && own_link())
+            return;
         end.stalled_on_path = name_stall(abort_reason, own, peer_host, mine, theirs, o.tcp_port) || end.stalled_on_path;
     };
     // Without the peer's evidence (it never came: the link that carries it
@@ -175,11 +184,14 @@ std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchang
         if (aborted)
             judge(theirs, true);
     } catch (const TimeoutError& e) {
-        // The peer is gone or silent: keep what this side measured.
+        // The peer is gone or silent: keep what this side measured, and say
+        // so after reading this side's own link.
         if (!aborted)
             abort_reason = e.what();
-        else if (end.own_failure)
+        if (end.own_failure)
             judge(Json::object(), true);
+        else
+            own_link();
         aborted = true;
     } catch (const std::exception& e) {
         if (!ex.peer_evidence() && !aborted)
@@ -250,6 +262,7 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         if (const auto why = barrier_failure(ex); !why.empty()) {
             rep.aborted = true;  // the sizes measured so far are the report
             rep.abort_reason = why;
+            rep.stalled_on_path = name_lost_peer(rep.abort_reason, net::host_of(ex.channel().peer()), packets.now());
             break;
         }
         const Role role = client ? Role::client : Role::server;

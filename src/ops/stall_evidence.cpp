@@ -87,4 +87,15 @@ bool name_stall(std::string& reason, bool own, std::string_view peer_host, const
     return true;
 }
 
+bool name_lost_peer(std::string& reason, std::string_view peer_host, const Evidence& mine)
+{
+    health::Finding link = health::check_link_changes(peer_host, mine.link_start, mine.link_now, kernel::LinkState{},
+                                                      kernel::LinkState{});
+    if (!link.failed())
+        return false;  // this side saw nothing: the lost peer's own wording stands
+    link.summary = fmt::format("{}; then {}", link.summary, reason);  // the link first, whichever timer fired
+    reason = health::error_line(link);
+    return true;
+}
+
 }  // namespace qps::perf

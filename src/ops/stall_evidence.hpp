@@ -62,4 +62,17 @@ std::optional<std::string> stall_on_path(std::string_view peer_host, const Evide
 bool name_stall(std::string& reason, bool own, std::string_view peer_host, const Evidence& mine, const Json& theirs,
                 std::uint16_t tcp_port);
 
+// A side that lost its peer (no heartbeat within --timeout, the exchange
+// timed out or the connection ended) reads its own link before it speaks,
+// whichever timer fired first: when its evidence shows its link went down
+// during the run (link.carrier, judged on this side's counts alone, worded
+// as stall_on_path words it), `reason` becomes that finding's summary, then
+// the lost peer as `reason` said it, then the finding's fix, and true is
+// returned: a fault of the link, exit 1, as for a completion error.
+// Otherwise `reason` stays (the TCP-based wording, exit 3) and false.
+//   "here eth0 went down during the run (link_downed +1): RDMA traffic
+//    stopped with it and did not resume in time; then the peer 192.0.2.1:
+//    18615 stopped answering: no heartbeat for 10000 ms, ...; fix: ..."
+bool name_lost_peer(std::string& reason, std::string_view peer_host, const Evidence& mine);
+
 }  // namespace qps::perf

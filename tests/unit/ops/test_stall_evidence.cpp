@@ -1,6 +1,7 @@
 // A stalled run's evidence as it travels, and the verdict of both sides'.
 #include <doctest/doctest.h>
 
+#include "src/net/heartbeat.hpp"
 #include "src/ops/stall_evidence.hpp"
 
 using namespace qps;
@@ -53,4 +54,57 @@ TEST_CASE("stall verdict: a link that went down comes first, then where RoCE pac
     const Evidence crossed{PacketCounts{10, 10}, steady, steady};
     CHECK_FALSE(stall_on_path("b", crossed, crossed, 1));
     CHECK_FALSE(stall_on_path("b", crossed, Evidence{}, 1));  // a peer that sent nothing we know
+}
+
+TEST_CASE("lost peer: a side whose own link went down names it first, whichever timer fired; one that saw nothing keeps the TCP wording")
+{
+    using namespace std::chrono_literals;
+    // B in lab-2's flap: its eth0 down 3 s, its heartbeat limit ran out
+    // first, and its TCP had bytes queued and no route.
+    const std::string b_silence = net::silence_text("192.0.2.1:18615", 10000ms, net::TcpState{0, 0, 200, 240});
+    const Evidence b{PacketCounts{900, 850}, LinkState{"eth0", 4, 0}, LinkState{"eth0", 6, 1}};
+    std::string reason = b_silence;
+    REQUIRE(name_lost_peer(reason, "192.0.2.1", b));
+    CHECK(reason.find("here eth0 went down during the run (link_downed +1, carrier changes +2): RDMA traffic "
+                      "stopped with it and did not resume in time; then the peer 192.0.2.1:18615 stopped "
+                      "answering: no heartbeat for 10000 ms, and this side's TCP cannot send to it (240 bytes "
+                      "waiting, none in flight)") == 0);
+    CHECK(reason.find("; fix: look at the link's history") != std::string::npos);
+    // The same words as a completion error's verdict on the same evidence
+    // (one source: health::check_link_changes).
+    const auto stalled = stall_on_path("192.0.2.1", b, Evidence{}, 18615);
+    REQUIRE(stalled);
+    const std::string link_words = stalled->substr(0, stalled->find(": RDMA traffic stopped"));
+    CHECK(link_words == "here eth0 went down during the run (link_downed +1, carrier changes +2)");
+    CHECK(reason.find(link_words) == 0);
+
+    // The exchange's timer fired first (the results never came): the same.
+    std::string timed_out = "exchange with 192.0.2.1:18615: nothing received within 10000 ms while waiting for the "
+                            "\"results\" message: the peer stopped answering, the connection still open";
+    REQUIRE(name_lost_peer(timed_out, "192.0.2.1", b));
+    CHECK(timed_out.find(link_words + ": RDMA traffic stopped with it and did not resume in time; then exchange "
+                                      "with 192.0.2.1:18615: nothing received") == 0);
+
+    // A, whose link stayed up: its segments to B unacknowledged. Nothing of
+    // its own to name: the TCP wording stands (exit 3).
+    const std::string a_silence = net::silence_text("192.0.2.2:40000", 10000ms, net::TcpState{2, 5, 3200, 0});
+    const LinkState a_link{"eth0", 1, 0};
+    std::string a_reason = a_silence;
+    CHECK_FALSE(name_lost_peer(a_reason, "192.0.2.2", Evidence{PacketCounts{900, 850}, a_link, a_link}));
+    CHECK(a_reason == a_silence);
+    CHECK(a_reason.find("this side's TCP to it goes unacknowledged (2 segments in flight, sent again 5 times") !=
+          std::string::npos);
+
+    // Counters unknown (no hw_counters, no netdev): nothing to name either.
+    std::string unknown = b_silence;
+    CHECK_FALSE(name_lost_peer(unknown, "192.0.2.1", Evidence{}));
+    CHECK(unknown == b_silence);
+
+    // Only the port's counter known (the netdev changed or has no
+    // carrier_changes): link_downed alone names the port's netdev.
+    std::string port_only = b_silence;
+    REQUIRE(name_lost_peer(port_only, "192.0.2.1",
+                           Evidence{PacketCounts{}, LinkState{"eth0", std::nullopt, 2},
+                                    LinkState{"eth0", std::nullopt, 3}}));
+    CHECK(port_only.find("here eth0 went down during the run (link_downed +1): ") == 0);
 }

@@ -8,22 +8,28 @@ echo "$out" | grep -E '^   FAIL' || true
 echo "   info netlink_qp.sh: $(tail -n 1 <<<"$out")"
 expect_rc 0
 
-# `cm list` against `rdma -j resource show cm_id` while perftest's rdma_cm
-# pair (ib_send_lat -R) runs on rxe0. perftest 6.x with -R connects twice
-# through rdma_cm (its own exchange, then the test's QP), each time from a
-# listener on 0.0.0.0:18515 it destroys once the connection is accepted: so
-# first one listener (before the client starts), then four IDs in CONNECT,
-# the two ends of each connection. Both stopped and waited for at the end.
-case_ "cm list: perftest's rdma_cm listener, then its connections, as rdma resource show cm_id has them"
+# `cm list` against `rdma -j resource show cm_id` while tests/lab/cm_pair
+# holds rdma_cm IDs on rxe0 until it is told to go (its stdin's EOF; see
+# tests/lab/cm-pair-lib.sh): first its listener alone on 192.0.2.1:18640,
+# then two connections to it held open, both ends of each, then nothing
+# once both have left. (perftest's rdma_cm pair did this before; its
+# client's crashes and its 25 s running out on a loaded host decided the
+# outcome.) No read waits for a time: each follows the lines in which
+# cm_pair says the IDs are there.
+case_ "cm list: cm_pair's listener, then two connections held open, then none, as rdma resource show cm_id has them"
 cml_schema=$(cd "$here/../../docs/schema" && pwd)/cm-list.schema.json
-# cml_check OURS RDMA [SERVER CLIENT [listening|connected]]: ours validates
-# against the schema and lists what rdma lists (device, port, cm-idn, state,
-# port space, addresses, QPN, pid, command); with the pids, it holds the
-# server's listener only, or the pair's connections, both ends of each.
+cml_port=18640
+# cml_check OURS RDMA [SERVER CLIENT listening|connected [RDMA_QPS]]: ours
+# validates against the schema and lists what rdma lists (device, port,
+# cm-idn, state, port space, addresses, QPN, pid, command); with the pids,
+# it holds the server's listener only, or that listener and the two
+# connections, both ends of each, whose QPs (RDMA_QPS: `rdma -j resource
+# show qp`) are each other's destination.
 cml_check() {
-  python3 - "$cml_schema" "$@" <<'PY'
+  python3 - "$cml_schema" "$cml_port" "$@" <<'PY'
 import json, sys
-schema, ours, theirs = json.load(open(sys.argv[1])), json.loads(sys.argv[2]), json.loads(sys.argv[3] or "[]")
+schema, port = json.load(open(sys.argv[1])), sys.argv[2]
+ours, theirs = json.loads(sys.argv[3]), json.loads(sys.argv[4] or "[]")
 try:
     import jsonschema
     jsonschema.validate(ours, schema)
@@ -38,25 +44,39 @@ def from_ours(c):
             strip(c["remote"]), c["qpn"] and c["qpn"]["raw"], c["pid"], c["comm"])
 a, b = sorted(map(from_ours, ours["cm_ids"]), key=str), sorted(map(from_rdma, theirs), key=str)
 assert a == b, f"ours {a} != rdma {b}"
-if len(sys.argv) > 4:
-    server, client, stage = int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+if len(sys.argv) > 5:
+    server, client, stage = int(sys.argv[5]), int(sys.argv[6]), sys.argv[7]
     ids = ours["cm_ids"]
+    here = "192.0.2.1:" + port
+    # Bound to rxe0's address, the listener has rxe0's port 1 and an
+    # all-zero destination of its family (perftest's, on 0.0.0.0, had
+    # neither).
+    listener = ("rxe0", 1, "LISTEN", "listening", "TCP", here, "0.0.0.0:0", None, server, "cm_pair")
+    row = lambda c: (c["device"], c["port"], c["state"]["name"], c["phase"], c["port_space"]["name"], c["local"],
+                     c["remote"], c["qpn"], c["pid"], c["comm"])
+    listening = [c for c in ids if c["phase"] == "listening"]
+    assert [row(c) for c in listening] == [listener], ids
     if stage == "listening":
-        assert [(c["device"], c["port"], c["state"]["name"], c["phase"], c["local"], c["remote"], c["qpn"], c["pid"],
-                 c["comm"]) for c in ids] == [("rxe0", None, "LISTEN", "listening", "0.0.0.0:18515", None, None,
-                                               server, "ib_send_lat")], ids
+        assert len(ids) == 1, ids
     else:
-        assert len(ids) == 4, ids
+        conns = [c for c in ids if c["phase"] != "listening"]
+        assert len(conns) == 4, ids
         assert all((c["device"], c["port"], c["state"]["name"], c["phase"], c["port_space"]["name"], c["comm"])
-                   == ("rxe0", 1, "CONNECT", "connected", "TCP", "ib_send_lat") for c in ids), ids
-        srv = [c for c in ids if c["pid"] == server]
-        cli = [c for c in ids if c["pid"] == client]
-        assert len(srv) == 2 and len(cli) == 2, ids
-        for c in cli:  # each client end has its server end: the addresses swapped
+                   == ("rxe0", 1, "CONNECT", "connected", "TCP", "cm_pair") for c in conns), conns
+        srv = [c for c in conns if c["pid"] == server]
+        cli = [c for c in conns if c["pid"] == client]
+        assert len(srv) == 2 and len(cli) == 2, conns
+        assert all(c["local"] == here for c in srv), srv
+        qpns = [c["qpn"]["raw"] for c in conns]
+        assert len(set(qpns)) == 4, conns
+        qps = {q["lqpn"]: q for q in json.loads(sys.argv[8])}
+        for c in cli:  # each client end has its server end: the addresses swapped, the QPs each other's peer
+            assert c["remote"] == here and c["local"].startswith("192.0.2.1:") and c["local"] != here, c
             s = [x for x in srv if x["local"] == c["remote"] and x["remote"] == c["local"]]
-            assert len(s) == 1 and c["remote"] == "192.0.2.1:18515" and c["local"].startswith("192.0.2.1:"), (c, srv)
-        qpns = [c["qpn"]["raw"] for c in ids]
-        assert len(set(qpns)) == 4, ids
+            assert len(s) == 1, (c, srv)
+            mine, theirs = qps[c["qpn"]["raw"]], qps[s[0]["qpn"]["raw"]]
+            assert (mine["pid"], mine["state"], mine.get("rqpn")) == (client, "RTS", theirs["lqpn"]), (mine, theirs)
+            assert (theirs["pid"], theirs["state"], theirs.get("rqpn")) == (server, "RTS", mine["lqpn"]), (mine, theirs)
 PY
 }
 # cml_snapshot [ARGS]: $cml_ours (`cm list --json ARGS`) and $cml_theirs
@@ -72,62 +92,72 @@ cml_snapshot() {
     sleep 0.5
   done
 }
-. "$here/perftest-lib.sh"
-# Read while perftest's server listens alone (before its client starts).
-pt_on_listen() {
-  cml_server=$pt_listener
-  run "$q" cm list; cml_listen_text=$out
-  cml_snapshot; cml_listen=$cml_ours; cml_listen_rdma=$cml_theirs
-}
+. "$here/cm-pair-lib.sh"
 
-# While the pair runs (its 30 s include the emulator's slow starts), only
-# read; the checks come after.
-if pt_pair_up 4 30 ib_send_lat -R -D 25; then
-  cml_pids=("${pt_pids[@]}")
-  ok "the pair is connected (four IDs in CONNECT: two connections)"
-  cml_client=$(pgrep -P "${cml_pids[1]}" -x ib_send_lat)
-  run "$q" cm list; cml_text=$out; cml_text_rc=$rc
-  cml_snapshot; cml_all=$cml_ours; cml_all_rdma=$cml_theirs
-  cml_snapshot -d rxe0; cml_dev=$cml_ours; cml_dev_rdma=$cml_theirs
-  cml_of_client=$("$q" --json cm list --pid "$cml_client")
-  cml_connected_only=$("$q" --json cm list --state connected)
-  run "$q" cm list --state listening; cml_none=$out
-  cml_alive=$(pgrep -x ib_send_lat | wc -l)
-
-  echo "$cml_listen_text" | sed 's/^/   | /'
-  echo "$cml_text" | sed 's/^/   | /'
-  out=$cml_listen_text
+cmp_start cml_srv listen 192.0.2.1 "$cml_port"
+if cmp_expect cml_srv listening; then
+  ok "cm_pair listens on 192.0.2.1:$cml_port (pid $cml_srv_pid)"
+  run "$q" cm list
+  echo "$out" | sed 's/^/   | /'
+  expect_rc 0
   expect_out_has "1 rdma_cm ID(s)"
   expect_out_has "LISTEN (8)"
-  expect_true "cm list --json, the server alone: its listener (pid $cml_server) on 0.0.0.0:18515, no port, as rdma lists it" \
-    cml_check "$cml_listen" "$cml_listen_rdma" "$cml_server" 0 listening
-  out=$cml_text; rc=$cml_text_rc
-  expect_rc 0
-  expect_out_has "4 rdma_cm ID(s)"
-  expect_out_has "CONNECT (5)"
-  expect_true "both perftest processes still ran while we read (got $cml_alive)" test "$cml_alive" = 2
-  expect_true "cm list --json: the pair's two connections, both ends of each (pids $cml_server, $cml_client), as rdma lists them" \
-    cml_check "$cml_all" "$cml_all_rdma" "$cml_server" "$cml_client" connected
-  expect_true "cm list -d rxe0: the same, as rdma lists them" \
-    cml_check "$cml_dev" "$cml_dev_rdma" "$cml_server" "$cml_client" connected
-  expect_true "--pid (the client): its two ends only" \
-    test "$(jq -c '[.cm_ids[] | [.phase, .pid]]' <<<"$cml_of_client")" = "[[\"connected\",$cml_client],[\"connected\",$cml_client]]"
-  expect_true "--state connected: all four" test "$(jq '.cm_ids | length' <<<"$cml_connected_only")" = 4
-  out=$cml_none
-  expect_out_has "no rdma_cm ID matches (4 on this host)"
+  cml_snapshot
+  expect_true "cm list --json, the listener alone (pid $cml_srv_pid) on 192.0.2.1:$cml_port, as rdma lists it" \
+    cml_check "$cml_ours" "$cml_theirs" "$cml_srv_pid" 0 listening
+
+  cmp_start cml_cli connect 192.0.2.1 "$cml_port" 2
+  # Both ends ESTABLISHED: the client's line, and the server's for each.
+  if cmp_expect cml_cli "connected 2" && cmp_expect cml_srv "accepted 1" && cmp_expect cml_srv "accepted 2"; then
+    ok "two connections held open (client pid $cml_cli_pid)"
+    run "$q" cm list
+    echo "$out" | sed 's/^/   | /'
+    expect_rc 0
+    expect_out_has "5 rdma_cm ID(s)"
+    expect_out_has "CONNECT (5)"
+    expect_out_has "LISTEN (8)"
+    cml_snapshot
+    cml_qps=$(rdma -j resource show qp)
+    expect_true "cm list --json: the listener and the two connections, both ends of each (pids $cml_srv_pid, $cml_cli_pid), as rdma lists them" \
+      cml_check "$cml_ours" "$cml_theirs" "$cml_srv_pid" "$cml_cli_pid" connected "$cml_qps"
+    cml_snapshot -d rxe0
+    expect_true "cm list -d rxe0: the same, as rdma lists them" \
+      cml_check "$cml_ours" "$cml_theirs" "$cml_srv_pid" "$cml_cli_pid" connected "$cml_qps"
+    run "$q" --json cm list --pid "$cml_cli_pid"
+    expect_true "--pid (the client): its two ends only (got $(jq -c '[.cm_ids[] | [.phase, .pid]]' <<<"$out"))" \
+      test "$(jq -c '[.cm_ids[] | [.phase, .pid]]' <<<"$out")" = "[[\"connected\",$cml_cli_pid],[\"connected\",$cml_cli_pid]]"
+    run "$q" --json cm list --state connected
+    expect_true "--state connected: the four ends, not the listener (got $(jq -c '[.cm_ids[] | .phase]' <<<"$out"))" \
+      test "$(jq -c '[.cm_ids[] | .phase] | [length, unique]' <<<"$out")" = '[4,["connected"]]'
+    # cm_pair's listener stays while its connections are held (perftest's
+    # destroyed its listener once it had accepted, so this matched none):
+    # --state listening finds it alone among the five.
+    run "$q" cm list --state listening
+    expect_out_has "1 of 5 rdma_cm ID(s) on this host"
+    run "$q" --json cm list --state listening
+    expect_true "--state listening: the listener only (got $(jq -c '[.cm_ids[] | [.phase, .pid, .local]]' <<<"$out"))" \
+      test "$(jq -c '[.cm_ids[] | [.phase, .pid, .local]]' <<<"$out")" = "[[\"listening\",$cml_srv_pid,\"192.0.2.1:$cml_port\"]]"
+  else
+    bad "the connections did not come up: $cmp_why"
+  fi
 else
-  cml_pids=("${pt_pids[@]}")
-  bad "perftest's pair did not come up in 3 tries (the last: $pt_why)"
+  bad "cm_pair did not listen: $cmp_why"
 fi
-kill "${cml_pids[@]}" 2>/dev/null
-wait "${cml_pids[@]}" 2>/dev/null
-expect_true "perftest's processes are gone" eventually 10 bash -c '! pgrep -x ib_send_lat'
-eventually 10 bash -c '"$1" cm list | grep -q "no rdma_cm IDs"' _ "$q"
+# Told to go: both disconnect, destroy their IDs and QPs and exit 0.
+cmp_go cml_cli cml_srv
+if [ -n "${cml_cli_rc:-}" ]; then
+  expect_true "the client left cleanly (exit $cml_cli_rc, stderr '$(cat "$cml_cli_err")')" \
+    test "$cml_cli_rc/$(cat "$cml_cli_err")" = 0/
+fi
+expect_true "the server left cleanly (exit $cml_srv_rc, stderr '$(cat "$cml_srv_err")')" \
+  test "$cml_srv_rc/$(cat "$cml_srv_err")" = 0/
+expect_true "no cm_pair process left" bash -c '! pgrep -x cm_pair'
 run "$q" cm list
 expect_rc 0; expect_out_has "no rdma_cm IDs on this host"
 run "$q" --json cm list
 expect_true "JSON: an empty cm_ids" test "$(jq -c .cm_ids <<<"$out")" = "[]"
 cml_snapshot
 expect_true "rdma resource show cm_id agrees: none" cml_check "$cml_ours" "$cml_theirs"
+expect_true "rdma resource show qp: no QP of cm_pair left" bash -c '! rdma resource show qp | grep -q cm_pair'
 run "$q" cm list -d rxe9
 expect_rc 2; expect_err_lines 1; expect_err_has "unknown device 'rxe9': did you mean 'rxe0'?"

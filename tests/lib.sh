@@ -111,3 +111,14 @@ summary() {
   echo "$passed passed, $failed failed, $skipped skipped"
   [ "$failed" -eq 0 ] && [ $((passed + failed)) -gt 0 ]
 }
+
+# find_promtool: the promtool that scripts/check unpacked beside the binary
+# under test ($q's folder, tools/promtool: scripts/fetch-promtool, which
+# does not install Debian's prometheus package and so starts no server),
+# else one on PATH; nothing (status 1) when neither is there.
+find_promtool() {
+  local t
+  t=$(dirname "$q")/tools/promtool
+  if [ -x "$t" ]; then echo "$t"; return 0; fi
+  command -v promtool
+}

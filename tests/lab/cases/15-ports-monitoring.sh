@@ -7,7 +7,8 @@ case_ "ports --format prometheus is valid exposition format (promtool) and agree
 run "$q" ports --format prometheus
 expect_rc 0
 prom=$out
-run promtool check metrics <<<"$prom"
+promtool=$(find_promtool) || promtool="promtool (missing: scripts/fetch-promtool)"
+run "$promtool" check metrics <<<"$prom"
 expect_rc 0
 run "$q" --json ports
 json=$out

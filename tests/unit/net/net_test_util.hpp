@@ -17,6 +17,8 @@
 namespace qps::net::test {
 
 using qps::test::contains;
+using qps::test::hang_guard;
+using qps::test::ThreadTime;
 using qps::test::thrown;
 
 using Clock = std::chrono::steady_clock;
@@ -24,6 +26,16 @@ using Clock = std::chrono::steady_clock;
 inline long ms_since(Clock::time_point start)
 {
     return static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count());
+}
+
+// Takes whatever bytes wait in `fd`'s socket, without waiting; returns how many.
+inline std::size_t take_waiting(int fd)
+{
+    std::size_t taken = 0;
+    char buf[4096];
+    for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT)) > 0;)
+        taken += static_cast<std::size_t>(n);
+    return taken;
 }
 
 // A blocking TCP socket connected to 127.0.0.1:port: a peer that sends
@@ -64,7 +76,7 @@ private:
 struct RawPair {
     Listener listener{0};
     RawPeer raw{listener.port()};
-    Channel server = listener.accept(std::chrono::milliseconds(1000));
+    Channel server = listener.accept(hang_guard);
 };
 
 inline std::string be32(std::uint32_t v)

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <future>
 #include <string>
+#include <tuple>
 
 #include "src/error.hpp"
 #include "src/net/exchange.hpp"
@@ -24,13 +25,14 @@ struct Sides {
     Exchange client;
 };
 
-// A connected client/server pair of Exchanges.
+// A connected client/server pair of Exchanges. The two sides run on two
+// threads: each step waits for the other thread up to the hang guard.
 Sides connect_pair(const std::string& server_test = "ping-pong", const std::string& client_test = "ping-pong",
-                   std::chrono::milliseconds step = 1000ms)
+                   std::chrono::milliseconds step = hang_guard)
 {
     Listener listener(0);
-    auto accepted = std::async(std::launch::async, [&] { return listener.accept(1000ms); });
-    Channel client = Channel::connect("127.0.0.1", listener.port(), 1000ms);
+    auto accepted = std::async(std::launch::async, [&] { return listener.accept(hang_guard); });
+    Channel client = Channel::connect("127.0.0.1", listener.port(), hang_guard);
     return Sides{Exchange(accepted.get(), Role::server, server_test, step),
                  Exchange(std::move(client), Role::client, client_test, step)};
 }
@@ -82,8 +84,8 @@ TEST_CASE("a whole exchange: hello, params, endpoints, ready, results")
     CHECK(h == Hello{oob_version, "qpscope", "ping-pong", "client"});
     CHECK(s.server.params(params, {"size", "op"}) == params);
     CHECK(s.server.endpoints(endpoint(20)) == endpoint(10));
-    s.server.ready(500ms);
-    CHECK(s.server.results(Json{{"side", "server"}}, 500ms) == Json{{"side", "client"}});
+    s.server.ready(hang_guard);
+    CHECK(s.server.results(Json{{"side", "server"}}, hang_guard) == Json{{"side", "client"}});
     const auto [remote, results] = client.get();
     CHECK(remote == endpoint(20));
     CHECK(results == Json{{"side", "server"}});
@@ -186,7 +188,7 @@ TEST_CASE("a stalled run: both sides see each other's evidence, the peer reports
     auto client = std::async(std::launch::async, [&] {
         s.client.hello();
         const auto theirs = s.client.stalled("client side ended the run: no completion in 2 s", Json{{"sent", 305}},
-                                             2000ms);
+                                             hang_guard);
         // Once stalled, the side has given up: a second call sends nothing and waits for nothing.
         const auto again = s.client.stalled("again", Json::object(), 2000ms);
         return std::make_pair(theirs, again);
@@ -208,15 +210,16 @@ TEST_CASE("a stalled side whose peer does not answer waits only as long as it sa
     Sides s = connect_pair();
     auto client = std::async(std::launch::async, [&] {
         s.client.hello();
-        const auto t0 = std::chrono::steady_clock::now();
+        const auto t0 = Clock::now();
+        const ThreadTime t;
         const auto theirs = s.client.stalled("stalled", Json::object(), 300ms);
-        return std::make_pair(theirs.has_value(), std::chrono::steady_clock::now() - t0);
+        return std::make_tuple(theirs.has_value(), t.blocked_ms(), ms_since(t0));
     });
     s.server.hello();  // then silent: it never reads the stalled message
-    const auto [answered, took] = client.get();
+    const auto [answered, blocked, took] = client.get();
     CHECK_FALSE(answered);
-    CHECK(took >= 300ms);
-    CHECK(took < 2000ms);
+    CHECK(took >= 300);
+    CHECK(blocked <= 2 * 300);  // asleep no longer than twice what it said
 }
 
 TEST_CASE("a peer that connects and says nothing")
@@ -224,11 +227,13 @@ TEST_CASE("a peer that connects and says nothing")
     RawPair p;
     Exchange server(std::move(p.server), Role::server, "ping-pong", 200ms);
     const auto start = Clock::now();
+    const ThreadTime t;
     CHECK(failure([&] { server.hello(); }) ==
           fmt::format("timeout: exchange with {}: nothing received within 200 ms while waiting for the \"hello\" "
                       "message: the peer stopped answering, the connection still open",
                       server.channel().peer()));
-    CHECK(ms_since(start) < 1500);
+    CHECK(t.blocked_ms() <= 2 * 200);
+    CHECK(ms_since(start) >= 200);
 }
 
 TEST_CASE("a peer that closes mid-exchange")
@@ -251,11 +256,11 @@ TEST_CASE("a peer that closes mid-exchange")
 TEST_CASE("an interrupted side still tells the peer why it leaves")
 {
     RawPair p;
-    Exchange server(std::move(p.server), Role::server, "ping-pong", 5000ms);
+    Exchange server(std::move(p.server), Role::server, "ping-pong", hang_guard);
     auto waiting = std::async(std::launch::async, [&] { return thrown<Interrupted>([&] { server.hello(); }); });
     CHECK(waiting.wait_for(100ms) == std::future_status::timeout);
     request_interrupt();
-    REQUIRE(waiting.wait_for(2000ms) == std::future_status::ready);
+    REQUIRE(waiting.wait_for(hang_guard) == std::future_status::ready);
     const std::string e = waiting.get();
     clear_interrupt();
     CHECK(e == fmt::format("interrupted while waiting for the \"hello\" message from {}", server.channel().peer()));

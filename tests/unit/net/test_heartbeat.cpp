@@ -3,7 +3,9 @@
 // hung) is named within the silence limit although its connection stays
 // open; any other message, or a closed connection, is the peer's end and
 // stays in the socket for the exchange to read.
+#include <cstring>
 #include <doctest/doctest.h>
+#include <optional>
 #include <thread>
 
 #include "src/net/channel.hpp"
@@ -18,18 +20,46 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// Looks at `watch` every 10 ms until it says something other than running,
-// or `limit` passes; returns what it said last.
-PeerWatch::Peer look_until(PeerWatch& watch, std::chrono::milliseconds limit)
+// True when a whole heartbeat waits in `fd`'s socket (looked at, not taken).
+bool heartbeat_waiting(int fd)
 {
-    const auto end = Clock::now() + limit;
-    PeerWatch::Peer seen = watch.look();
-    while (seen == PeerWatch::Peer::running && Clock::now() < end) {
-        std::this_thread::sleep_for(10ms);
-        seen = watch.look();
-    }
-    return seen;
+    const std::string& beat = heartbeat_frame();
+    char buf[64];
+    const ssize_t n = ::recv(fd, buf, beat.size(), MSG_PEEK | MSG_DONTWAIT);
+    return n == static_cast<ssize_t>(beat.size()) && std::memcmp(buf, beat.data(), beat.size()) == 0;
 }
+
+// One side's looks, each held to what the test itself measured rather than
+// to the 10 ms it means to sleep between them: a look that finds the peer's
+// heartbeat waiting, or that ends within the silence limit of the start of
+// the last such look (or of the watch's start), heard the peer within the
+// limit and must say running, whatever the scheduler did between the
+// test's iterations. A look after a longer gap (a descheduled test thread)
+// is held to nothing.
+struct LookingSide {
+    PeerWatch& watch;
+    int fd;
+    Clock::time_point heard;  // at or before the watch last heard the peer
+    int heard_beats = 0;      // looks that took a heartbeat
+    int held_past_limit = 0;  // looks held to running that began past the limit
+
+    void look(std::chrono::milliseconds limit, Clock::time_point started)
+    {
+        const auto before = Clock::now();
+        const bool waiting = heartbeat_waiting(fd);
+        const PeerWatch::Peer seen = watch.look();
+        const auto after = Clock::now();
+        if (waiting || after - heard <= limit) {
+            CHECK(seen == PeerWatch::Peer::running);
+            if (before - started > limit)
+                ++held_past_limit;
+        }
+        if (waiting) {
+            heard = before;
+            ++heard_beats;
+        }
+    }
+};
 
 }  // namespace
 
@@ -50,25 +80,50 @@ TEST_CASE("the heartbeat frame is a framed alive message")
 TEST_CASE("two sides that both look keep each other alive past the silence limit")
 {
     RawPair p;
+    const auto start = Clock::now();  // before either watch starts its silence clock
     PeerWatch server(p.server.fd(), p.server.peer(), 200ms);
     PeerWatch client(p.raw.fd(), "server", 200ms);
-    const auto end = Clock::now() + 700ms;
-    while (Clock::now() < end) {
-        REQUIRE(server.look() == PeerWatch::Peer::running);
-        REQUIRE(client.look() == PeerWatch::Peer::running);
+    const auto started = Clock::now();  // after: the time since is at most the watches' age
+    LookingSide s{server, p.server.fd(), start};
+    LookingSide c{client, p.raw.fd(), start};
+    // A look every 10 ms, until each side heard a few heartbeats and was held
+    // to running past the limit a good number of times (700 ms when the
+    // test thread runs on time), or the hang guard.
+    while ((s.heard_beats < 3 || c.heard_beats < 3 || s.held_past_limit < 20 || c.held_past_limit < 20 ||
+            Clock::now() - started < 700ms) &&
+           Clock::now() - started < hang_guard) {
+        s.look(200ms, started);
+        c.look(200ms, started);
         std::this_thread::sleep_for(10ms);
     }
+    CHECK(s.heard_beats >= 3);
+    CHECK(c.heard_beats >= 3);
+    CHECK(s.held_past_limit >= 20);
+    CHECK(c.held_past_limit >= 20);
 }
 
 TEST_CASE("a peer that stops sending heartbeats is silent after the limit, not before")
 {
     RawPair p;  // the raw peer never sends: a stopped process with its connection open
-    const auto start = Clock::now();
+    const auto start = Clock::now();  // before the watch starts its silence clock: >= 300 ms holds by construction
     PeerWatch server(p.server.fd(), p.server.peer(), 300ms);
-    CHECK(server.look() == PeerWatch::Peer::running);
-    CHECK(look_until(server, 2000ms) == PeerWatch::Peer::silent);
-    CHECK(ms_since(start) >= 290);
-    CHECK(ms_since(start) < 1500);
+    const auto started = Clock::now();  // after: a look that begins 300 ms after this is past the limit
+    // Looks every 10 ms until it says something other than running.
+    PeerWatch::Peer seen = PeerWatch::Peer::running;
+    std::optional<Clock::time_point> last_running;  // when the last look that said running began
+    while (seen == PeerWatch::Peer::running && Clock::now() - started < hang_guard) {
+        const auto before = Clock::now();
+        seen = server.look();
+        if (seen == PeerWatch::Peer::running) {
+            last_running = before;
+            std::this_thread::sleep_for(10ms);
+        }
+    }
+    CHECK(seen == PeerWatch::Peer::silent);
+    CHECK(ms_since(start) >= 300);  // not before the limit
+    // Named at the first look past the limit: none that began later said running.
+    if (last_running)
+        CHECK(*last_running - started <= 300ms);
     CHECK(contains(server.silence_reason(), "stopped answering: no heartbeat for 300 ms, the connection still open"));
     // The raw peer's kernel acknowledges the heartbeats its process never reads.
     CHECK(contains(server.silence_reason(), "its kernel acknowledging this side's TCP: its process is stopped"));
@@ -99,7 +154,9 @@ TEST_CASE("heartbeats heard reset the silence; the ones sent arrive as whole fra
 {
     RawPair p;
     PeerWatch server(p.server.fd(), p.server.peer(), 300ms);
-    for (int i = 0; i < 8; ++i) {  // 800 ms in all, a heartbeat every 100 ms
+    // 800 ms at least, a heartbeat every 100 ms; each waits in the socket
+    // when the server looks, so it hears it then, however late that look.
+    for (int i = 0; i < 8; ++i) {
         p.raw.write(heartbeat_frame());
         std::this_thread::sleep_for(100ms);
         REQUIRE(server.look() == PeerWatch::Peer::running);
@@ -115,7 +172,8 @@ TEST_CASE("heartbeats heard reset the silence; the ones sent arrive as whole fra
 TEST_CASE("a heartbeat split across two segments is taken whole")
 {
     RawPair p;
-    PeerWatch server(p.server.fd(), p.server.peer(), 5000ms);
+    // A limit no descheduling of the test reaches: the test is about framing, not silence.
+    PeerWatch server(p.server.fd(), p.server.peer(), std::chrono::hours(1));
     const std::string& beat = heartbeat_frame();
     p.raw.write(beat.substr(0, 10));
     std::this_thread::sleep_for(20ms);

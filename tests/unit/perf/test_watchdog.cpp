@@ -3,6 +3,7 @@
 // the heartbeats too.
 #include <chrono>
 #include <doctest/doctest.h>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -62,30 +63,47 @@ TEST_CASE("watchdog: an interrupt ends the run at the next look")
 // watchdog keeps the heartbeats going itself, through the PeerWatch.
 TEST_CASE("watchdog with the peer: heartbeats both ways keep it running past the limit; another message ends it")
 {
+    using Steady = qps::net::test::Clock;
     qps::net::test::RawPair p;
     qps::net::PeerWatch peer(p.server.fd(), p.server.peer(), 200ms);
+    const auto started = Steady::now();  // after: the time since is at most the watch's age
+    const Steady::duration interval = qps::net::heartbeat_interval(200ms);
     const Clock clock = Clock::system();
     Watchdog dog(clock, 200ms, -1, &peer);
-    const auto end = qps::net::test::Clock::now() + 600ms;
+    // The watch sends a heartbeat at its first look, then at the first look
+    // an interval after the last one it sent. So a look that began an
+    // interval after the end of the last look counted here sent one: at
+    // least `due` went out, however the scheduler spaced the looks.
+    int due = 0;
+    std::optional<Steady::time_point> last_due_end;
+    std::size_t received = 0;  // bytes of this side's heartbeats that reached the raw peer
     std::uint64_t progress = 0;
-    while (qps::net::test::Clock::now() < end) {
+    // Every 10 ms, a heartbeat and a look, the peer's heartbeat waiting each
+    // time: 600 ms (three limits) and 4 heartbeats due at least, or the hang guard.
+    while ((due < 4 || Steady::now() - started < 600ms) && Steady::now() - started < qps::test::hang_guard) {
         p.raw.write(qps::net::heartbeat_frame());
+        const auto before = Steady::now();
         REQUIRE(said(dog.check(++progress)) == "(nothing)");
+        const auto after = Steady::now();
+        if (!last_due_end || before - *last_due_end >= interval) {
+            ++due;
+            last_due_end = after;
+        }
+        received += qps::net::test::take_waiting(p.raw.fd());
         std::this_thread::sleep_for(10ms);
     }
-    // This side's heartbeats went out: 600 ms at one every 50 ms (12; at
-    // least 4 on a loaded host), whole frames.
-    std::string got(4096, '\0');
-    const ssize_t n = ::recv(p.raw.fd(), got.data(), got.size(), MSG_DONTWAIT);
+    received += qps::net::test::take_waiting(p.raw.fd());
+    // This side's heartbeats went out (12 when the test runs on time), whole frames.
     const auto frame = qps::net::heartbeat_frame().size();
-    CHECK(n >= static_cast<ssize_t>(4 * frame));
-    CHECK(n % static_cast<ssize_t>(frame) == 0);
+    CHECK(due >= 4);
+    CHECK(received >= static_cast<std::size_t>(due) * frame);
+    CHECK(received % frame == 0);
     // Another message: the peer's end, once it has arrived (looked at once a
-    // millisecond at most; asked every 5 ms for up to 2 s).
+    // millisecond at most; asked every 5 ms until the hang guard).
     p.raw.write(qps::net::encode_frame(qps::net::ready_message()));
-    const auto start = qps::net::test::Clock::now();
+    const auto start = Steady::now();
     const char* why = nullptr;
-    while (!why && qps::net::test::ms_since(start) < 2000) {
+    while (!why && Steady::now() - start < qps::test::hang_guard) {
         std::this_thread::sleep_for(5ms);
         why = dog.check(++progress);
     }
@@ -95,17 +113,31 @@ TEST_CASE("watchdog with the peer: heartbeats both ways keep it running past the
 
 TEST_CASE("watchdog with the peer: a silent peer is named as such, not taken for this side's stall")
 {
+    using Steady = qps::net::test::Clock;
     qps::net::test::RawPair p;  // the raw peer never sends: a stopped process, its connection open
+    const auto start = Steady::now();  // before the PeerWatch starts its silence clock: >= 300 ms holds by construction
     qps::net::PeerWatch peer(p.server.fd(), p.server.peer(), 300ms);
+    // The peer's silence clock (steady_clock) starts before the watchdog's
+    // (CLOCK_MONOTONIC_RAW): when the watchdog's runs out the peer's has too,
+    // whatever NTP does to the steady clock's rate (1 ms covers 3000 ppm).
+    std::this_thread::sleep_for(1ms);
     const Clock clock = Clock::system();
     Watchdog dog(clock, 300ms, -1, &peer);
-    const auto start = qps::net::test::Clock::now();
     const char* why = dog.check(1);
-    while (!why && qps::net::test::ms_since(start) < 2000) {
+    const auto counted = Steady::now();  // the watchdog's silence clock (progress 1) started before this
+    std::optional<Steady::time_point> last_quiet;  // when the last check that said nothing began
+    while (!why && Steady::now() - start < qps::test::hang_guard) {
         std::this_thread::sleep_for(5ms);
+        const auto before = Steady::now();
         why = dog.check(1);  // no progress either
+        if (!why)
+            last_quiet = before;
     }
-    CHECK(qps::net::test::ms_since(start) >= 290);
+    CHECK(qps::net::test::ms_since(start) >= 300);  // not before the limit
     CHECK(said(why) == dog.lost());
     CHECK(qps::test::contains(dog.lost(), "stopped answering: no heartbeat for 300 ms"));
+    // Named at the first check past the limit (1 % more for the two clocks):
+    // none that began later said nothing.
+    if (last_quiet)
+        CHECK(*last_quiet - counted <= 303ms);
 }

@@ -29,6 +29,8 @@ using qps::TimeoutError;
 using qps::UsageError;
 
 using qps::test::contains;
+using qps::test::hang_guard;
+using qps::test::ThreadTime;
 using qps::test::thrown;
 namespace {
 
@@ -177,9 +179,9 @@ TEST_CASE("holder protocol: an empty object and a message close to the limit go 
     const std::string big(max_message_bytes - 10, 'x');
     const Json sent{{"big", big}};
     REQUIRE(sent.dump().size() == max_message_bytes);
-    std::thread sender([&] { send_message(p.a, sent, 5000ms); });
+    std::thread sender([&] { send_message(p.a, sent, hang_guard); });
     Json got;
-    CHECK_NOTHROW(got = receive_message(p.b, 5000ms));
+    CHECK_NOTHROW(got = receive_message(p.b, hang_guard));
     sender.join();
     CHECK(got.at("big").get<std::string>().size() == max_message_bytes - 10);
 }
@@ -260,7 +262,7 @@ TEST_CASE("holder protocol: a deeply nested (but bounded) message does not crash
     REQUIRE(body.size() < max_message_bytes);
     std::thread sender([&] { write_raw(p.a, frame(body)); });
     Json got;
-    CHECK_NOTHROW(got = receive_message(p.b, 5000ms));
+    CHECK_NOTHROW(got = receive_message(p.b, hang_guard));
     sender.join();
     CHECK(got.is_object());
     CHECK(got.at("a").is_array());
@@ -270,11 +272,13 @@ TEST_CASE("holder protocol: a receive with nothing sent times out within the tim
 {
     Pair p;
     const auto start = std::chrono::steady_clock::now();
+    const ThreadTime t;
     const std::string msg = thrown<TimeoutError>([&] { receive_message(p.b, 100ms); });
+    const long blocked = t.blocked_ms();
     const auto elapsed = std::chrono::steady_clock::now() - start;
     CHECK(msg == "holder connection: timed out receiving");
-    CHECK(elapsed >= 90ms);
-    CHECK(elapsed < 2000ms);
+    CHECK(elapsed >= 100ms);
+    CHECK(blocked <= 2 * 100);  // gave up at the deadline: asleep no longer than twice that
 }
 
 TEST_CASE("holder protocol: a length with a body that never comes times out too")
@@ -282,25 +286,33 @@ TEST_CASE("holder protocol: a length with a body that never comes times out too"
     Pair p;
     write_raw(p.a, be32(50) + "{\"a\"");
     const auto start = std::chrono::steady_clock::now();
+    const ThreadTime t;
     CHECK(thrown<TimeoutError>([&] { receive_message(p.b, 100ms); }) == "holder connection: timed out receiving");
-    CHECK(std::chrono::steady_clock::now() - start < 2000ms);
+    CHECK(t.blocked_ms() <= 2 * 100);
+    CHECK(std::chrono::steady_clock::now() - start >= 100ms);
 }
 
 // send_message writes on a blocking socket: once poll() reports some room,
 // ::send() of the whole remaining body blocks in the kernel until the peer has
 // read all of it, so the deadline is never looked at again. The sender runs
-// on a thread; if it has not given up after 1 s the test drains the peer to
-// unblock it, so the test itself never hangs.
+// on a thread; the test reads nothing until it has given up, or until the
+// hang guard (then it drains the peer to unblock it, so the test itself
+// never hangs). The sender measures how long it was blocked.
 TEST_CASE("holder protocol: a send to a peer that does not read times out")
 {
     Pair p;
     const int small = 4096;
     REQUIRE(::setsockopt(p.a, SOL_SOCKET, SO_SNDBUF, &small, sizeof small) == 0);
     const Json big{{"big", std::string(max_message_bytes - 10, 'x')}};
-    std::promise<std::string> result;
-    std::future<std::string> outcome = result.get_future();
-    std::thread sender([&] { result.set_value(thrown<TimeoutError>([&] { send_message(p.a, big, 100ms); })); });
-    const bool gave_up_in_time = outcome.wait_for(1s) == std::future_status::ready;
+    std::promise<std::pair<std::string, long>> result;
+    std::future<std::pair<std::string, long>> outcome = result.get_future();
+    std::thread sender([&] {
+        const ThreadTime t;
+        std::string e = thrown<TimeoutError>([&] { send_message(p.a, big, 100ms); });
+        result.set_value({std::move(e), t.blocked_ms()});
+    });
+    // Without the peer reading a byte: the sender does not wait for it.
+    const bool gave_up_unread = outcome.wait_for(hang_guard) == std::future_status::ready;
     while (outcome.wait_for(0s) != std::future_status::ready) {  // unblock a stuck sender
         pollfd pf{p.b, POLLIN, 0};
         if (::poll(&pf, 1, 50) == 1) {
@@ -309,8 +321,10 @@ TEST_CASE("holder protocol: a send to a peer that does not read times out")
         }
     }
     sender.join();
-    CHECK(gave_up_in_time);
-    CHECK(outcome.get() == "holder connection: timed out sending");
+    CHECK(gave_up_unread);
+    const auto [message, blocked] = outcome.get();
+    CHECK(message == "holder connection: timed out sending");
+    CHECK(blocked <= 2 * 100);  // at its deadline: asleep no longer than twice that
 }
 
 TEST_CASE("holder protocol: a send to a closed peer is a SystemError, not a SIGPIPE")

@@ -1,11 +1,13 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <future>
 #include <thread>
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/report/ports_watch.hpp"
+#include "unit/util.hpp"
 
 using namespace qps;
 using namespace qps::report;
@@ -239,16 +241,33 @@ TEST_CASE("watch loop: --count samples at the interval; an interrupt ends it nor
     CHECK(got.size() == 2);
     net::clear_interrupt();
 
-    // An interrupt during a long wait ends the wait at once.
+    // An interrupt during a long wait ends the wait at once. The signaller
+    // interrupts 100 ms after the first sample (not after its own start: the
+    // test thread may run late), and says when.
     got.clear();
-    const auto t = std::chrono::steady_clock::now();
-    std::thread signaller([] {
+    std::promise<void> first;
+    std::future<void> first_taken = first.get_future();
+    std::chrono::steady_clock::time_point interrupted;
+    std::thread signaller([&] {
+        first_taken.wait();
         std::this_thread::sleep_for(100ms);
         net::request_interrupt();
+        interrupted = std::chrono::steady_clock::now();
     });
-    run_watch({.interval_s = 30, .count = 0}, read, [&](const WatchSample& s) { got.push_back(s); });
+    const auto t = std::chrono::steady_clock::now();
+    const test::ThreadTime waited;
+    run_watch({.interval_s = 30, .count = 0}, read, [&](const WatchSample& s) {
+        got.push_back(s);
+        if (got.size() == 1)
+            first.set_value();
+    });
+    const long blocked = waited.blocked_ms();
+    const auto ran = std::chrono::steady_clock::now() - t;
     signaller.join();
     CHECK(got.size() == 1);
-    CHECK(std::chrono::steady_clock::now() - t < 5s);
+    // It did not wait out the 30 s interval, nor sleep past the interrupt
+    // (asleep no longer than until then, and 50 ms for the timers).
+    CHECK(ran < 30s);
+    CHECK(blocked <= std::chrono::duration_cast<std::chrono::milliseconds>(interrupted - t).count() + 50);
     net::clear_interrupt();
 }

@@ -195,21 +195,43 @@ assert c["max_ns"] >= 30e6 and c["p99_9_ns"] >= 4 * c["p50_ns"], c
 wire_reset
 
 # Loss on the way from A to B: A's writes that B never sees make B count
-# requests out of sequence and NAK them; A counts the NAKs and sends again.
-# doctor on each host, during the run, names the counters that rose.
-case_ "netem loss 2 % on A's egress under bw -D 8: doctor on A names its resends and the NAKs it got, doctor on B its out-of-sequence requests"
+# requests out of sequence and NAK them; A counts the NAKs and sends again
+# (go back N: from the lost packet on). doctor on each host, while bw runs,
+# names the counters that rose. Orders of events, not sleeps: the doctors
+# start once A's QP has resent (its completer_retry_err rose), bw runs until
+# both doctors are done and is then interrupted (a lossy run's length under
+# load is not known in advance: a starved A took over 60 s for a doctor).
+# --cq-mod 1: each 64-packet write is a completion of its own. With one
+# signalled WR in 64 (4096 packets), a completion needed some 80 resend
+# rounds at 2 % loss, over 20 s (bw's --timeout) under load: "no completion
+# within the timeout", exit 3, though every round made progress.
+case_ "netem loss 2 % on A's egress under bw: doctor on A names its resends and the NAKs it got, doctor on B its out-of-sequence requests"
+a_retries() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry_err; }
+retries_before=$(a_retries)
 tc qdisc add dev eth0 root netem loss 2%
-path_serve bw --timeout 20
-timeout 120 "$q" bw 192.0.2.2 -D 8 --timeout 20 >/dev/null 2>&1 &
+on-b timeout 300 "$q" bw --timeout 20 >"$wire_server_log" 2>&1 &  # path_serve's, with bw's bound
+wire_server=$!
+sleep 2
+start=$SECONDS
+timeout 300 "$q" bw 192.0.2.2 -D 240 --cq-mod 1 --timeout 20 >"$_scratch/bw-a.txt" 2>&1 &
 bw_client=$!
-sleep 3  # both sides measuring
-on-b timeout 60 "$q" doctor >"$_scratch/doctor-b.txt" 2>&1 &
+while kill -0 "$bw_client" 2>/dev/null && [ "$(a_retries)" -le "$retries_before" ]; do sleep 0.2; done
+resending=$((SECONDS - start))
+on-b timeout 120 "$q" doctor --no-loopback >"$_scratch/doctor-b.txt" 2>&1 &
 doctor_b=$!
-run timeout 60 "$q" doctor
+run timeout 120 "$q" doctor --no-loopback
 wait "$doctor_b"
+doctors=$((SECONDS - start))
+kill -INT "$bw_client" 2>/dev/null
 wait "$bw_client"; bw_rc=$?
-wait "$wire_server"
-expect_true "bw ran through the loss (exit $bw_rc)" test "$bw_rc" = 0
+wait "$wire_server"; server_rc=$?
+echo "    (A resending after $resending s, doctors done after $doctors s, bw ended after $((SECONDS - start)) s)"
+bw_why=$(sed -n 's/^ *abort reason *: //p' "$_scratch/bw-a.txt")
+b_why=$(sed -n 's/^ *abort reason *: //p' "$wire_server_log")
+echo "    (bw on A: exit $bw_rc, ${bw_why:-no abort}; on B: exit $server_rc, ${b_why:-no abort})"
+expect_true "bw ran through the loss until interrupted after the doctors: exit 4, 'interrupted' (got $bw_rc, ${bw_why:-no abort})" \
+  test "$bw_rc/$bw_why" = "4/interrupted"
+expect_true "B's bw says the client ended the run, interrupted" grep -q "client side ended the run: interrupted" <<<"$b_why"
 expect_out_has "completer_retry_err"
 expect_out_has "rcvd_seq_err"
 expect_true "doctor on B names out_of_seq_request" grep -q "out_of_seq_request" "$_scratch/doctor-b.txt"

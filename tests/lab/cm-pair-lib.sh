@@ -5,6 +5,11 @@
 # exits), and its stdout on a second fifo that cmp_line reads line by line.
 # No step waits for a time: a wait ends on the program's line or its exit,
 # the limits (120 s) only keep a broken run from hanging the shard.
+# This shell holds the stdout fifo read-write: a fifo with no writer reads
+# as EOF, and a program slow to start on a loaded host has not opened its
+# end yet when the first line is awaited (lab-1's 27-doctor once read
+# "nothing" so, 2026-11-27). So EOF cannot mean that it ended: cmp_line
+# asks whether the program still runs between reads.
 # Sourced by a case file ($q, $_scratch and tests/lib.sh set).
 cm_pair_bin=$(dirname "$q")/tests/cm_pair
 _cmp_fds=()
@@ -18,34 +23,42 @@ cmp_start() {
   dir=$(mktemp -d "$_scratch/cm_pair.XXXXXX")
   mkfifo "$dir/in" "$dir/out"
   # No open here waits for the other end (a program that never starts must
-  # not hang the shard): stdin's fifo is opened read-write (this shell is
-  # its writer until cmp_go), stdout's first read-write too, so that the
-  # program's open finds a reader; once this shell has it read-only, the
-  # read-write end goes, and the program is its only writer (a line read
-  # then ends at the program's exit).
-  exec {fd_in}<>"$dir/in" {hold}<>"$dir/out"
+  # not hang the shard): both fifos are opened read-write, stdin's (this
+  # shell is its writer until cmp_go) and stdout's (the program's open
+  # finds a reader, and a read never sees EOF before the program opened
+  # its end).
+  exec {fd_in}<>"$dir/in" {fd_out}<>"$dir/out"
   # The subshell closes this shell's ends of every instance's fifos (they
   # would hold an earlier instance's stdin open) and becomes cm_pair.
   (
-    for fd in "${_cmp_fds[@]}" "$fd_in" "$hold"; do eval "exec $fd>&-"; done
+    for fd in "${_cmp_fds[@]}" "$fd_in" "$fd_out"; do eval "exec $fd>&-"; done
     exec "$cm_pair_bin" "$@" <"$dir/in" >"$dir/out" 2>"$dir/err"
   ) &
   printf -v "${name}_pid" %s "$!"
   printf -v "${name}_err" %s "$dir/err"
-  exec {fd_out}<"$dir/out"
-  eval "exec $hold>&-"
   printf -v "${name}_in" %s "$fd_in"
   printf -v "${name}_out" %s "$fd_out"
   _cmp_fds+=("$fd_in" "$fd_out")
 }
 
 # cmp_line NAME: the next line cm_pair NAME printed, in $cmp_got. Fails
-# (cmp_got empty) when it ended without one, or after 120 s.
+# (cmp_got empty) when it ended without one, or after 120 s. (Its lines are
+# written whole, one write each: a read that waits a second at a time
+# never splits one.)
 cmp_line() {
-  local fd=${1}_out
+  local fd=${1}_out pid=${1}_pid i
   cmp_got=""
   [ -n "${!fd:-}" ] || return 1
-  IFS= read -r -t 120 -u "${!fd}" cmp_got
+  for ((i = 0; i < 120; i++)); do
+    IFS= read -r -t 1 -u "${!fd}" cmp_got && return 0
+    cmp_got=""
+    if ! _cmp_running "${!pid}"; then  # ended: what it wrote before is there
+      IFS= read -r -t 0.2 -u "${!fd}" cmp_got && return 0
+      cmp_got=""
+      return 1
+    fi
+  done
+  return 1
 }
 
 # cmp_expect NAME LINE: its next line is LINE; else says what came instead

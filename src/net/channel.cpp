@@ -290,24 +290,27 @@ void Channel::send(const Json& message, milliseconds timeout)
     throw TimeoutError(fmt::format("exchange with {}: the peer closed the connection while we sent {}", peer_, what));
 }
 
-void Channel::read_exact(char* data, std::size_t size, Clock::time_point deadline, milliseconds timeout,
+void Channel::read_exact(char* data, std::size_t size, Clock::time_point& deadline, milliseconds timeout, Wait wait,
                          std::string_view expecting, std::string_view part)
 {
     const bool at_start = part == "header";  // nothing of this message consumed yet
     const std::string doing = fmt::format("waiting for {} from {}", expecting, peer_);
-    const Transfer t = receive_until(fd_, data, size, deadline, peer_, doing);
+    // Wait::silence: each byte moves the deadline (a word in flight is not a silent peer).
+    const Transfer t = wait == Wait::silence ? receive_until(fd_, data, size, deadline, timeout, peer_, doing)
+                                             : receive_until(fd_, data, size, deadline, peer_, doing);
     if (t.end == IoEnd::done)
         return;
     const bool nothing_yet = at_start && t.bytes == 0;  // the channel is still usable after a timeout
     if (t.end == IoEnd::timed_out && nothing_yet)
-        throw TimeoutError(fmt::format("exchange with {}: nothing received within {} ms while waiting for {}: "
+        throw TimeoutError(fmt::format("exchange with {}: nothing received {} {} ms while waiting for {}: "
                                        "the peer stopped answering, the connection still open",
-                                       peer_, timeout.count(), expecting));
+                                       peer_, wait == Wait::silence ? "for" : "within", timeout.count(), expecting));
     broken_ = true;
     if (t.end == IoEnd::timed_out)
-        throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms in the middle of {} ({} of {} {} "
+        throw TimeoutError(fmt::format("exchange with {}: timed out after {} ms{} in the middle of {} ({} of {} {} "
                                        "bytes received)",
-                                       peer_, timeout.count(), expecting, t.bytes, size, part));
+                                       peer_, timeout.count(), wait == Wait::silence ? " without a byte" : "",
+                                       expecting, t.bytes, size, part));
     if (t.end == IoEnd::reset)
         throw TimeoutError(fmt::format("exchange with {}: connection reset by the peer while we waited for {}", peer_,
                                        expecting));
@@ -319,14 +322,15 @@ void Channel::read_exact(char* data, std::size_t size, Clock::time_point deadlin
                                    peer_, expecting, t.bytes, size, part));
 }
 
-Json Channel::receive(milliseconds timeout, std::string_view expecting)
+Json Channel::receive(milliseconds timeout, std::string_view expecting, Wait wait)
 {
     if (broken_)
         throw OperationError(fmt::format("exchange with {}: connection unusable after an earlier error", peer_));
-    const auto deadline = Clock::now() + timeout;
+    auto deadline = Clock::now() + timeout;
     for (;;) {
         std::array<std::uint8_t, frame_header_bytes> header{};
-        read_exact(reinterpret_cast<char*>(header.data()), header.size(), deadline, timeout, expecting, "header");
+        read_exact(reinterpret_cast<char*>(header.data()), header.size(), deadline, timeout, wait, expecting,
+                   "header");
         std::uint32_t len = 0;
         try {
             len = decode_frame_header(header);
@@ -335,7 +339,7 @@ Json Channel::receive(milliseconds timeout, std::string_view expecting)
             throw OperationError(fmt::format("exchange with {}: {}", peer_, e.what()));
         }
         std::string body(len, '\0');
-        read_exact(body.data(), len, deadline, timeout, expecting, "body");
+        read_exact(body.data(), len, deadline, timeout, wait, expecting, "body");
         Json message;
         try {
             message = decode_frame_body(body);

@@ -23,6 +23,12 @@ inline constexpr std::uint16_t default_port = 18615;
 // Between two connection attempts of Channel::connect.
 inline constexpr std::chrono::milliseconds connect_retry_interval{100};
 
+// How a receive's timeout counts: from the call (total), or from the last
+// byte received (silence: the peer is alive while its TCP delivers, its
+// heartbeats or a message in flight, and only `timeout` without a byte ends
+// the wait).
+enum class Wait { total, silence };
+
 class Channel {
 public:
     // Client: resolves host (a name, an IPv4 or an IPv6 address) and connects,
@@ -42,8 +48,9 @@ public:
     // Receives one message within timeout: framed, bounded, a JSON object with
     // a "type". `expecting` names what was awaited in errors ("the \"hello\"
     // message"). A deadline that passes before the first byte leaves the
-    // channel usable; any other error makes it unusable.
-    Json receive(std::chrono::milliseconds timeout, std::string_view expecting = "a message");
+    // channel usable; any other error makes it unusable. Wait::silence: the
+    // timeout counts from the last byte received (heartbeats included).
+    Json receive(std::chrono::milliseconds timeout, std::string_view expecting = "a message", Wait wait = Wait::total);
 
     // "192.0.2.1:45678", "[2001:db8::1]:45678"
     std::string peer() const { return peer_; }
@@ -60,8 +67,8 @@ public:
 
 private:
     Channel(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
-    void read_exact(char* data, std::size_t size, std::chrono::steady_clock::time_point deadline,
-                    std::chrono::milliseconds timeout, std::string_view expecting, std::string_view part);
+    void read_exact(char* data, std::size_t size, std::chrono::steady_clock::time_point& deadline,
+                    std::chrono::milliseconds timeout, Wait wait, std::string_view expecting, std::string_view part);
 
     int fd_ = -1;
     std::string peer_;

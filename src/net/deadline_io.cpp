@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdint>
 #include <fmt/format.h>
+#include <optional>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -102,8 +103,10 @@ Transfer send_until(int fd, std::string_view bytes, Deadline deadline, std::stri
     return t;
 }
 
-Transfer receive_until(int fd, char* data, std::size_t size, Deadline deadline, std::string_view who,
-                       const std::string& doing)
+namespace {
+
+Transfer receive_into(int fd, char* data, std::size_t size, Deadline& deadline,
+                      std::optional<IoClock::duration> silence, std::string_view who, const std::string& doing)
 {
     Transfer t;
     while (t.bytes < size) {
@@ -127,7 +130,26 @@ Transfer receive_until(int fd, char* data, std::size_t size, Deadline deadline, 
             throw SystemError(fmt::format("recv from {}", who), errno);
         }
         t.bytes += static_cast<std::size_t>(n);
+        if (silence)
+            deadline = IoClock::now() + *silence;  // the peer is alive while its bytes come
     }
+    return t;
+}
+
+}  // namespace
+
+Transfer receive_until(int fd, char* data, std::size_t size, Deadline deadline, std::string_view who,
+                       const std::string& doing)
+{
+    return receive_into(fd, data, size, deadline, std::nullopt, who, doing);
+}
+
+Transfer receive_until(int fd, char* data, std::size_t size, IoClock::time_point& deadline, IoClock::duration silence,
+                       std::string_view who, const std::string& doing)
+{
+    Deadline d = deadline;
+    const Transfer t = receive_into(fd, data, size, d, silence, who, doing);
+    deadline = *d;
     return t;
 }
 

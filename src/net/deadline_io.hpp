@@ -48,8 +48,11 @@ struct Transfer {
 Transfer send_until(int fd, std::string_view bytes, Deadline deadline, std::string_view who, const std::string& doing);
 
 // Receives exactly `size` bytes into `data`. Any other error:
-// SystemError("recv from <who>").
+// SystemError("recv from <who>"). With `silence`, each byte received moves
+// the deadline to that long after it (`deadline` then says where it ended).
 Transfer receive_until(int fd, char* data, std::size_t size, Deadline deadline, std::string_view who,
                        const std::string& doing);
+Transfer receive_until(int fd, char* data, std::size_t size, IoClock::time_point& deadline,
+                       IoClock::duration silence, std::string_view who, const std::string& doing);
 
 }  // namespace qps::net

@@ -35,14 +35,11 @@ std::optional<Json> Exchange::stalled(std::string_view reason, const Json& evide
     try {
         channel_.send(stalled_message(reason, evidence), std::min(step_timeout_, abort_send_timeout));
         // The peer answers once it meets the message; whatever it sent
-        // before that (its ready, its results) is passed over. A peer that
-        // stalled too sent its own "stalled": that is its evidence as well.
-        const auto deadline = std::chrono::steady_clock::now() + wait;
+        // before that (its ready, its results) is passed over, and keeps
+        // this side waiting as its heartbeats do. A peer that stalled too
+        // sent its own "stalled": that is its evidence as well.
         for (;;) {
-            const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-            if (left.count() <= 0)
-                return std::nullopt;
-            const Json theirs = channel_.receive(left, "the peer's answer to \"stalled\"");
+            const Json theirs = channel_.receive(wait, "the peer's answer to \"stalled\"", Wait::silence);
             const std::string type = message_type(theirs);
             if (type == "stalled")
                 return parse_stalled(theirs).evidence;
@@ -54,13 +51,13 @@ std::optional<Json> Exchange::stalled(std::string_view reason, const Json& evide
     }
 }
 
-Json Exchange::swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout)
+Json Exchange::swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout, Wait wait)
 {
     if (role_ == Role::client) {
         send_part(mine);
-        return receive_part(type, timeout);
+        return receive_part(type, timeout, wait);
     }
-    Json theirs = receive_part(type, timeout);
+    Json theirs = receive_part(type, timeout, wait);
     send_part(mine);
     return theirs;
 }
@@ -77,12 +74,12 @@ void Exchange::send_part(const Json& mine)
     }
 }
 
-Json Exchange::receive_part(std::string_view type, std::chrono::milliseconds timeout)
+Json Exchange::receive_part(std::string_view type, std::chrono::milliseconds timeout, Wait wait)
 {
     const std::string expecting = fmt::format("the \"{}\" message", type);
     Json theirs;
     try {
-        theirs = channel_.receive(timeout, expecting);
+        theirs = channel_.receive(timeout, expecting, wait);
     } catch (const TimeoutError&) {
         throw;
     } catch (const OperationError& e) {
@@ -176,9 +173,9 @@ Endpoint Exchange::endpoints(const Endpoint& local)
 
 void Exchange::ready() { ready(step_timeout_); }
 
-void Exchange::ready(std::chrono::milliseconds timeout)
+void Exchange::ready(std::chrono::milliseconds timeout, Wait wait)
 {
-    const Json theirs = swap(ready_message(), "ready", timeout);
+    const Json theirs = swap(ready_message(), "ready", timeout, wait);
     checked([&] {
         parse_ready(theirs);
         return true;
@@ -187,9 +184,9 @@ void Exchange::ready(std::chrono::milliseconds timeout)
 
 void Exchange::announce_ready() { send_part(ready_message()); }
 
-void Exchange::await_ready(std::chrono::milliseconds timeout)
+void Exchange::await_ready(std::chrono::milliseconds timeout, Wait wait)
 {
-    const Json theirs = receive_part("ready", timeout);
+    const Json theirs = receive_part("ready", timeout, wait);
     checked([&] {
         parse_ready(theirs);
         return true;
@@ -198,9 +195,9 @@ void Exchange::await_ready(std::chrono::milliseconds timeout)
 
 Json Exchange::results(const Json& local) { return results(local, step_timeout_); }
 
-Json Exchange::results(const Json& local, std::chrono::milliseconds timeout)
+Json Exchange::results(const Json& local, std::chrono::milliseconds timeout, Wait wait)
 {
-    const Json theirs = swap(results_message(local), "results", timeout);
+    const Json theirs = swap(results_message(local), "results", timeout, wait);
     return checked([&] { return parse_results(theirs); });
 }
 

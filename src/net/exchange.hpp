@@ -66,22 +66,27 @@ public:
     Endpoint endpoints(const Endpoint& local);
     // Step 4. The barrier: returns once both sides are ready.
     void ready();
-    void ready(std::chrono::milliseconds timeout);
+    void ready(std::chrono::milliseconds timeout, Wait wait = Wait::total);
     // Step 4 in two halves, for a client that keeps polling in between
     // (bw: it says it is done, then waits until the server is done too; a
     // server answers with ready(), which receives first). Client only.
     void announce_ready();
-    void await_ready(std::chrono::milliseconds timeout);
+    void await_ready(std::chrono::milliseconds timeout, Wait wait = Wait::total);
     // Step 5. Returns the peer's results (timeout: at least the run's length).
+    // Wait::silence (a run's end): the timeout counts from the peer's last
+    // byte, so its heartbeats or a message still arriving keep this side
+    // waiting, as the heartbeat's rule would (Channel::receive).
     Json results(const Json& local);
-    Json results(const Json& local, std::chrono::milliseconds timeout);
+    Json results(const Json& local, std::chrono::milliseconds timeout, Wait wait = Wait::total);
 
     // Tells the peer why this side gives up (best effort, never throws;
     // only the first call sends).
     void abort(std::string_view reason) noexcept;
     // For a run that stalled: tells the peer why with this side's evidence
-    // and returns the peer's, waiting at most `wait` for it (nullopt: none
-    // came, or this side had given up already). Never throws.
+    // and returns the peer's, waiting for it until `wait` passes without a
+    // byte from the peer (Wait::silence: its heartbeats or its answer in
+    // flight keep this side waiting; nullopt: none came, or this side had
+    // given up already). Never throws.
     std::optional<Json> stalled(std::string_view reason, const Json& evidence, std::chrono::milliseconds wait) noexcept;
     // What this side answers a stalled peer with (its evidence, an object).
     void answer_stalls_with(std::function<Json()> evidence) { answer_stalls_ = std::move(evidence); }
@@ -95,9 +100,9 @@ public:
 private:
     // Sends `mine` and receives the peer's message of `type`, in the role's
     // order; answers a peer's error message with an exception.
-    Json swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout);
+    Json swap(const Json& mine, std::string_view type, std::chrono::milliseconds timeout, Wait wait = Wait::total);
     void send_part(const Json& mine);
-    Json receive_part(std::string_view type, std::chrono::milliseconds timeout);
+    Json receive_part(std::string_view type, std::chrono::milliseconds timeout, Wait wait = Wait::total);
     // Runs parse(theirs); on failure tells the peer and adds the peer's name.
     template <class Parse>
     auto checked(Parse&& parse);

@@ -68,6 +68,22 @@ std::string silence_text(std::string_view peer, milliseconds limit, const std::o
     return fmt::format("{}, the connection still open (is it stopped, hung or swapped out?)", head);
 }
 
+std::string tcp_text(const std::optional<TcpState>& tcp)
+{
+    if (!tcp)
+        return "this side's TCP state is unknown";
+    const auto plural = [](std::uint32_t n) { return n == 1 ? "" : "s"; };
+    if (tcp->unacked > 0 && tcp->retransmits > 0)
+        return fmt::format("this side's TCP to it has {} segment{} unacknowledged, sent again {} time{}", tcp->unacked,
+                           plural(tcp->unacked), tcp->retransmits, plural(tcp->retransmits));
+    if (tcp->unacked > 0)
+        return fmt::format("this side's TCP to it has {} segment{} in flight, none sent again yet", tcp->unacked,
+                           plural(tcp->unacked));
+    if (tcp->unsent_bytes > 0)
+        return fmt::format("this side's TCP cannot send to it ({} bytes waiting, none in flight)", tcp->unsent_bytes);
+    return "this side's TCP has nothing unacknowledged and nothing waiting";
+}
+
 std::string PeerWatch::silence_reason() const { return silence_text(peer_, limit_, tcp_state(fd_)); }
 
 void PeerWatch::beat(Clock::time_point now)

@@ -42,6 +42,11 @@ std::optional<TcpState> tcp_state(int fd);
 // is down), or everything acknowledged (the host answers, the process
 // does not), or unknown.
 std::string silence_text(std::string_view peer, std::chrono::milliseconds limit, const std::optional<TcpState>& tcp);
+// What this side's TCP says of the connection, in a few words:
+//   "this side's TCP to it has 2 segments unacknowledged, sent again 5 times"
+//   "this side's TCP cannot send to it (240 bytes waiting, none in flight)"
+//   "this side's TCP has nothing unacknowledged and nothing waiting"
+std::string tcp_text(const std::optional<TcpState>& tcp);
 
 class PeerWatch {
 public:

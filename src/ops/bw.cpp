@@ -9,6 +9,7 @@
 #include "src/json.hpp"
 #include "src/net/exchange.hpp"
 #include "src/net/channel.hpp"
+#include "src/net/heartbeat.hpp"
 #include "src/ops/side_checks.hpp"
 #include "src/ops/stall_evidence.hpp"
 #include "src/perf/bw/loop.hpp"
@@ -212,7 +213,10 @@ BwRun size_run(const BwOptions& o, std::uint32_t size, const Roles& roles, bool 
 // side whose run ended early says why instead, with what its port counted
 // since the run began, and the peer answers with its own counts: when they
 // show where RoCE packets stopped while the exchange answered, both sides
-// say so (`stalled_on_path`).
+// say so (`stalled_on_path`). Whichever timer ended the run (this side's
+// stall, the heartbeat's silence, the peer's end signal), each side tells
+// the peer with its evidence and waits for the peer's word by the
+// heartbeat's rule (stall_evidence.hpp), as ping-pong does.
 void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string& role, const BwOptions& o,
                  const PacketWatch& packets, bool& stalled_on_path)
 {
@@ -223,39 +227,43 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
         stalled_on_path = name_stall(r.abort_reason, own, peer_host, mine, theirs, o.tcp_port) || stalled_on_path;
     };
     if (r.aborted && r.peer_lost) {
-        // Its own link first, whichever timer fired: a side whose link went
-        // down names it, and tells the peer with its evidence (if it hears
-        // at all: it then names this side's link too); else the lost peer's
-        // TCP wording stands.
+        // Its own link first, whichever timer fired; the peer hears why with
+        // this side's evidence (if it hears at all: it then names this
+        // side's link, or where the packets stopped) and its answer, if its
+        // TCP still delivers, is judged with this side's (name_lost_peer).
         const Evidence mine = packets.now();
-        if (name_lost_peer(r.abort_reason, peer_host, mine)) {
-            stalled_on_path = true;
-            ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason), to_json(mine),
-                       std::chrono::milliseconds(0));
-        } else {
-            ex.abort(fmt::format("{} side ended the run: {}", role, r.abort_reason));  // if it hears at all
-        }
+        const auto theirs =
+            ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason), to_json(mine), lost_peer_wait);
+        stalled_on_path =
+            name_lost_peer(r.abort_reason, peer_host, mine, theirs.value_or(Json::object()), o.tcp_port) ||
+            stalled_on_path;
         return;
     }
     if (r.aborted && !r.peer_ended_early) {
         const Evidence mine = packets.now();
-        const auto theirs = ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason), to_json(mine),
-                                       stall_answer_wait);
+        const auto theirs =
+            ex.stalled(fmt::format("{} side ended the run: {}", role, r.abort_reason), to_json(mine), o.timeout);
         judge(mine, theirs.value_or(Json::object()), true);  // without the peer's: this side's own alone
         return;
     }
     try {
         if (client)
-            ex.await_ready(o.timeout);
+            ex.await_ready(o.timeout, net::Wait::silence);
         else
-            ex.ready(o.timeout);
+            ex.ready(o.timeout, net::Wait::silence);
     } catch (const std::exception& e) {
         r.aborted = true;
         r.abort_reason = e.what();
-        if (ex.peer_evidence())
+        if (ex.peer_evidence()) {
             judge(packets.now(), *ex.peer_evidence(), false);
-        else  // lost, or gone without its evidence: this side's own link first
-            stalled_on_path = name_lost_peer(r.abort_reason, peer_host, packets.now()) || stalled_on_path;
+            return;
+        }
+        // The peer signalled its end and its word never came: what this side knows of it.
+        if (r.peer_ended_early && dynamic_cast<const TimeoutError*>(&e))
+            r.abort_reason =
+                peer_word_missing(ex.channel().peer(), o.timeout, e.what(), net::tcp_state(ex.channel().fd()));
+        // Lost, or gone without its evidence: this side's own link first.
+        stalled_on_path = name_lost_peer(r.abort_reason, peer_host, packets.now()) || stalled_on_path;
     }
 }
 
@@ -292,7 +300,7 @@ report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQ
         sr.local.atomic_counter = sum;
     }
     try {
-        sr.peer = report::side_stats_from_json(ex.results(report::to_json(sr.local), o.timeout));
+        sr.peer = report::side_stats_from_json(ex.results(report::to_json(sr.local), o.timeout, net::Wait::silence));
         if (is_atomic(o.op) && roles.sends)
             std::tie(sr.local.verified, sr.local.verify_failed) =
                 check_counters(o.op, sr.peer->atomic_counter, r.sends_completed, side.qps.size());

@@ -20,6 +20,7 @@
 #include "src/perf/sizes.hpp"
 #include "src/perf/link_common.hpp"
 #include "src/perf/link_connect.hpp"
+#include "src/perf/watchdog.hpp"
 
 namespace qps::perf {
 
@@ -127,12 +128,11 @@ std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& 
                             });
 }
 
-constexpr std::chrono::milliseconds lost_peer_wait{1000};
-
 // How a size's run ended, as the results exchange judges it.
 struct RunEnd {
     bool own_failure = false;      // this side's completion failed or stalled (not the peer's word)
     bool peer_lost = false;        // the peer went silent or closed: nobody to swap with
+    bool peer_done = false;        // the peer signalled its end first (its message began to arrive, or it closed)
     bool stalled_on_path = false;  // both sides' evidence shows where packets stopped
     bool peer_gave_up = false;     // the peer's run failed first and said so
 };
@@ -145,7 +145,9 @@ struct RunEnd {
 // results the server waits for; the client meets that in its results step.
 // A run that stalled or failed while the peer still answered is judged by
 // both sides' evidence: where it shows a link that went down or where RoCE
-// packets stopped, the reason says so after what failed.
+// packets stopped, the reason says so after what failed. Every wait for the
+// peer's word is the heartbeat's rule (stall_evidence.hpp: --timeout without
+// a byte), whichever timer ended the run, as bw's.
 std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchange& ex, const LinkOptions& o,
                                             const PacketWatch& packets, RunEnd& end)
 {
@@ -154,44 +156,40 @@ std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchang
     const Evidence mine = packets.now();
     const std::string peer_host = net::host_of(ex.channel().peer());
     // A lost peer: this side's own link first, whichever timer fired (and
-    // whether or not the peer's results still came).
-    const auto own_link = [&] {
-        const bool named = name_lost_peer(abort_reason, peer_host, mine);
-        end.stalled_on_path = named || end.stalled_on_path;
-        return named;
-    };
+    // whether or not the peer's results still came, then judged too).
     const auto judge = [&](const Json& theirs, bool own) {
-        if (end.peer_lost && own_link())
-            return;
-        end.stalled_on_path = name_stall(abort_reason, own, peer_host, mine, theirs, o.tcp_port) || end.stalled_on_path;
+        const bool named = end.peer_lost ? name_lost_peer(abort_reason, peer_host, mine, theirs, o.tcp_port)
+                                         : name_stall(abort_reason, own, peer_host, mine, theirs, o.tcp_port);
+        end.stalled_on_path = named || end.stalled_on_path;
     };
     // Without the peer's evidence (it never came: the link that carries it
     // may be the one that went down) this side's own is judged alone.
     if (end.own_failure && !end.peer_lost && ex.role() == net::Role::server) {
-        const auto theirs = ex.stalled(fmt::format("server side ended the run: {}", abort_reason), to_json(mine),
-                                       stall_answer_wait);
+        const auto theirs =
+            ex.stalled(fmt::format("server side ended the run: {}", abort_reason), to_json(mine), o.timeout);
         judge(theirs.value_or(Json::object()), true);
         return abort_reason;
     }
     Json local = report::to_json(sr.local);
     local.update(to_json(mine));
+    const auto wait = end.peer_lost ? lost_peer_wait : o.timeout;
     try {
-        // A lost peer may still be reading (a second is enough for what it
-        // sent), one that answers gets the time a stalled peer needs.
-        const auto wait = end.peer_lost ? lost_peer_wait : aborted ? stall_answer_wait : o.timeout;
-        const Json theirs = ex.results(local, wait);
+        const Json theirs = ex.results(local, wait, net::Wait::silence);
         sr.peer = report::latency_stats_from_json(theirs);
         if (aborted)
             judge(theirs, true);
     } catch (const TimeoutError& e) {
         // The peer is gone or silent: keep what this side measured, and say
-        // so after reading this side's own link.
-        if (!aborted)
+        // so after reading this side's own link. A peer that signalled its
+        // end and whose word never came: what this side knows of it.
+        if (end.peer_done)
+            abort_reason = peer_word_missing(ex.channel().peer(), wait, e.what(), net::tcp_state(ex.channel().fd()));
+        else if (!aborted)
             abort_reason = e.what();
         if (end.own_failure)
             judge(Json::object(), true);
         else
-            own_link();
+            end.stalled_on_path = name_lost_peer(abort_reason, peer_host, mine) || end.stalled_on_path;
         aborted = true;
     } catch (const std::exception& e) {
         if (!ex.peer_evidence() && !aborted)
@@ -201,6 +199,8 @@ std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchang
             aborted = true;
             end.peer_gave_up = true;
             judge(*ex.peer_evidence(), false);
+        } else if (end.peer_done) {  // the peer's word, without evidence
+            abort_reason = e.what();
         }
     }
     if (aborted)
@@ -289,6 +289,10 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         how.peer_lost = !lost.empty();
         how.own_failure = std::any_of(results.begin(), results.end(),
                                       [](const LatencyResult& r) { return r.completion_failed || r.stalled; });
+        how.peer_done = !how.peer_lost && !how.own_failure &&
+                        std::any_of(results.begin(), results.end(), [](const LatencyResult& r) {
+                            return r.aborted && r.abort_reason == Watchdog::finished_reason;
+                        });
         const std::optional<std::string> ended = exchange_results(sr, ex, o, packets, how);
         if (is_atomic(o.op) && client) {
             std::uint64_t done = 0;

@@ -87,15 +87,33 @@ bool name_stall(std::string& reason, bool own, std::string_view peer_host, const
     return true;
 }
 
-bool name_lost_peer(std::string& reason, std::string_view peer_host, const Evidence& mine)
+bool name_lost_peer(std::string& reason, std::string_view peer_host, const Evidence& mine, const Json& theirs,
+                    std::uint16_t tcp_port)
 {
-    health::Finding link = health::check_link_changes(peer_host, mine.link_start, mine.link_now, kernel::LinkState{},
-                                                      kernel::LinkState{});
-    if (!link.failed())
-        return false;  // this side saw nothing: the lost peer's own wording stands
-    link.summary = fmt::format("{}; then {}", link.summary, reason);  // the link first, whichever timer fired
-    reason = health::error_line(link);
-    return true;
+    const Evidence there = evidence_from(theirs);
+    // This side's link (and the peer's, when its word came): first, whichever timer fired.
+    health::Finding link =
+        health::check_link_changes(peer_host, mine.link_start, mine.link_now, there.link_start, there.link_now);
+    if (link.failed()) {
+        link.summary = fmt::format("{}; then {}", link.summary, reason);
+        reason = health::error_line(link);
+        return true;
+    }
+    // The peer's packet counts came after all: where the packets stopped.
+    const health::Finding roce = health::check_stalled_run(peer_host, mine.packets, there.packets, tcp_port);
+    if (roce.failed()) {
+        reason = fmt::format("{}: {}", reason, health::error_line(roce));  // what ended the run, then where
+        return true;
+    }
+    return false;  // nothing seen: the lost peer's own wording stands
+}
+
+std::string peer_word_missing(std::string_view peer, std::chrono::milliseconds waited, std::string_view error,
+                              const std::optional<net::TcpState>& tcp)
+{
+    return fmt::format("the peer {} ended the run, but its reason did not arrive within {} ms without a byte ({}); "
+                       "{}",
+                       peer, waited.count(), error, net::tcp_text(tcp));
 }
 
 }  // namespace qps::perf

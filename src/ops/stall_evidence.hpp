@@ -14,12 +14,19 @@
 
 #include "src/json.hpp"
 #include "src/kernel/sysfs.hpp"
+#include "src/net/channel.hpp"
+#include "src/net/heartbeat.hpp"
 
 namespace qps::perf {
 
-// How long a stalled side waits for its peer's evidence (the peer meets the
-// message at its next step: the end of its loop, within a second).
-inline constexpr std::chrono::milliseconds stall_answer_wait{3000};
+// Once a run has ended, each side's wait for its peer's word (its evidence,
+// its results, why it ended the run) follows the heartbeat's rule: --timeout
+// without a byte from the peer (net::Wait::silence), so a word still in
+// flight behind TCP's retransmissions, or the heartbeats of a peer still in
+// its loop, keep this side waiting, and only a silent peer ends the wait.
+// A peer already silent for --timeout (the heartbeat's limit ran out) gets
+// this long for a first byte, then the same rule.
+inline constexpr std::chrono::milliseconds lost_peer_wait{1000};
 
 // One side's evidence as it travels:
 //   {"roce_packets": {"sent": N, "received": N},      since the run began (null: unknown)
@@ -69,10 +76,27 @@ bool name_stall(std::string& reason, bool own, std::string_view peer_host, const
 // as stall_on_path words it), `reason` becomes that finding's summary, then
 // the lost peer as `reason` said it, then the finding's fix, and true is
 // returned: a fault of the link, exit 1, as for a completion error.
-// Otherwise `reason` stays (the TCP-based wording, exit 3) and false.
+// Otherwise, when the peer's evidence came after all (`theirs`, its answer
+// to this side's "stalled", or its results: a peer called silent under load
+// whose TCP still delivers), it is judged as a stall's is: where RoCE
+// packets stopped (link.roce) follows the lost peer's words, and true. Else
+// `reason` stays (the TCP-based wording, exit 3) and false: whichever timer
+// ended the run, the same evidence decides.
 //   "here eth0 went down during the run (link_downed +1): RDMA traffic
 //    stopped with it and did not resume in time; then the peer 192.0.2.1:
 //    18615 stopped answering: no heartbeat for 10000 ms, ...; fix: ..."
-bool name_lost_peer(std::string& reason, std::string_view peer_host, const Evidence& mine);
+bool name_lost_peer(std::string& reason, std::string_view peer_host, const Evidence& mine,
+                    const Json& theirs = Json::object(), std::uint16_t tcp_port = net::default_port);
+
+// What a side says when its peer signalled the end of the run (its message
+// began to arrive, or it closed the connection) and the peer's word (why it
+// ended, its evidence) did not come within the wait (`waited`, of silence):
+// that the peer ended it, what the wait met (`error`), and this side's TCP.
+//   "the peer 192.0.2.2:18615 ended the run, but its reason did not arrive
+//    within 10000 ms without a byte (exchange with ...: connection reset by
+//    the peer while we waited for the \"results\" message); this side's TCP
+//    has nothing unacknowledged and nothing waiting"
+std::string peer_word_missing(std::string_view peer, std::chrono::milliseconds waited, std::string_view error,
+                              const std::optional<net::TcpState>& tcp);
 
 }  // namespace qps::perf

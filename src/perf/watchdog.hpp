@@ -43,8 +43,16 @@ public:
     }
 
     // What check() returns when nothing completed within the limit (compared
-    // by address: this side's own stall, not the peer's word).
-    static constexpr const char* stalled_reason = "no completion within the timeout: the peer is silent";
+    // by address: this side's own stall, not the peer's word; is_stall()):
+    // without the PeerWatch, what the peer does is not known here (a silent
+    // peer is the coordinator's to name); with it, and the peer's heartbeats
+    // heard within the limit, the peer's process runs and this side's work
+    // requests are what stopped.
+    static constexpr const char* stalled_reason = "no completion within the timeout";
+    static constexpr const char* stalled_heard_reason =
+        "no completion within the timeout while the peer's heartbeats kept arriving: this side's work requests "
+        "stopped completing, not the peer's process";
+    static bool is_stall(const char* reason) { return reason == stalled_reason || reason == stalled_heard_reason; }
     // What check() returns when the peer's socket has its next message or
     // ended (a server in duration mode takes it as the normal end).
     static constexpr const char* finished_reason = "the peer finished or closed the out-of-band connection";
@@ -57,9 +65,15 @@ public:
             progress_ = progress;
             last_ = now;
         } else if (now - last_ > limit_ticks_) {
-            // A silent peer is named as such, as the crew's coordinator would.
-            if (peer_ && look_peer() == lost_.c_str())
-                return lost_.c_str();
+            // A silent peer is named as such, as the crew's coordinator would;
+            // one still heard is not called silent.
+            if (peer_) {
+                const char* peer = look_peer();
+                if (peer == lost_.c_str())
+                    return lost_.c_str();
+                if (!peer)
+                    return stalled_heard_reason;
+            }
             return stalled_reason;
         }
         if (net::interrupt_pending())

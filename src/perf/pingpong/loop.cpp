@@ -462,7 +462,7 @@ LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun
         const bool normal_end =
             !client && run.duration && std::string_view(l.reason).find("finished") != std::string_view::npos;
         r.aborted = !normal_end;
-        r.stalled = l.reason == Watchdog::stalled_reason;
+        r.stalled = Watchdog::is_stall(l.reason);
         if (r.aborted)
             r.abort_reason = l.reason;
         r.peer_lost = dog.lost();

@@ -19,8 +19,18 @@ wire_server_log=$(mktemp)
 path_serve() {
   on-b timeout 120 "$q" "$@" >"$wire_server_log" 2>&1 &
   wire_server=$!
-  sleep 2  # B's server listening (the client's connect is bounded anyway)
+  b_listening
 }
+# b_listening: returns once B's server listens on TCP 18615, so the client
+# started next connects at once (an order of events: under load B's server
+# took over 7 s to listen, past a 2 s sleep and the client's 5 s connect).
+# 100 s bounds only a server that never listens.
+b_listening() {
+  on-b timeout 100 sh -c 'until ss -Hltn "sport = :18615" | grep -q .; do sleep 0.1; done' ||
+    bad "B's server did not listen on TCP 18615 within 100 s"
+}
+# a_retries: A's QP resends after an ACK timeout (rxe's completer_retry_err).
+a_retries() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry_err; }
 # Small runs: the figures are checked for what they say, not their size.
 small=(--probes 5 --pings 10 --timeout 10)
 # wire_reset: B's and A's eth0 as the lab made them, whatever a case left.
@@ -111,10 +121,12 @@ dropped_run ping-pong -n 100
 dropped_run bw -D 2
 # qp list --stalled meanwhile names the client's QP that makes no progress
 # (what the port counters did in its 2 s is shown when any rose).
+# Once the client's QP has resent (no ACK came back), it makes no progress.
 path_serve bw --timeout 8
+retries_before=$(a_retries)
 timeout 60 "$q" bw 192.0.2.2 -D 2 --timeout 8 >/dev/null 2>&1 &
 bw_client=$!
-sleep 3
+while kill -0 "$bw_client" 2>/dev/null && [ "$(a_retries)" -le "$retries_before" ]; do sleep 0.2; done
 run timeout 60 "$q" qp list --stalled 2
 wait "$bw_client"
 wait "$wire_server"
@@ -206,14 +218,15 @@ wire_reset
 # rounds at 2 % loss, over 20 s (bw's --timeout) under load: "no completion
 # within the timeout", exit 3, though every round made progress.
 case_ "netem loss 2 % on A's egress under bw: doctor on A names its resends and the NAKs it got, doctor on B its out-of-sequence requests"
-a_retries() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry_err; }
 retries_before=$(a_retries)
 tc qdisc add dev eth0 root netem loss 2%
 on-b timeout 300 "$q" bw --timeout 20 >"$wire_server_log" 2>&1 &  # path_serve's, with bw's bound
 wire_server=$!
-sleep 2
+b_listening
 start=$SECONDS
-timeout 300 "$q" bw 192.0.2.2 -D 240 --cq-mod 1 --timeout 20 >"$_scratch/bw-a.txt" 2>&1 &
+# Not under timeout(1), which relays a SIGINT to its whole process group as
+# well (this shell's): bw's own -D 240 and --timeout bound it.
+"$q" bw 192.0.2.2 -D 240 --cq-mod 1 --timeout 20 >"$_scratch/bw-a.txt" 2>&1 &
 bw_client=$!
 while kill -0 "$bw_client" 2>/dev/null && [ "$(a_retries)" -le "$retries_before" ]; do sleep 0.2; done
 resending=$((SECONDS - start))
@@ -250,8 +263,11 @@ flap_b() { (sleep "$1"; on-b ip link set eth0 down; sleep "$2"; on-b ip link set
 # GAP_FILTER true on the client's report). Otherwise, whichever timer fired
 # first (B's own failure, a stall, the heartbeat's silence, the exchange's
 # wait), B names its own eth0 whenever its link_downed rose, and exits 1; A,
-# whose link stayed up, names B's eth0 when B's word crossed (exit 1), else
-# says it lost its peer (exit 3), never a link of its own.
+# whose link stayed up, names B's eth0 when B's word crossed (exit 1: each
+# side waits for the other's word until --timeout passes without a byte, so
+# a word behind TCP's retransmissions after the flap still crosses), else
+# says it lost its peer, or that B ended the run and its reason did not
+# arrive (exit 3), never a link of its own.
 flap_run() {
   local test=$1 gap=$2 gap_text=$3 took start server_rc server_json b_before b_after a_why b_why; shift 3
   local b_link='cat /sys/class/infiniband/rxe0/ports/1/hw_counters/link_downed /sys/class/net/eth0/carrier_changes /sys/class/infiniband/rxe0/ports/1/hw_counters/send_err'
@@ -302,7 +318,7 @@ flap_run() {
       expect_true "the client saw nothing of its own: exit 3, a lost peer in TCP's or the watchdog's words (got $rc)" \
         test "$rc" = 3
       expect_true "the client's reason says the peer was lost" \
-        grep -qE "stopped answering|the peer is silent|closed the connection|connection reset" <<<"$a_why"
+        grep -qE "stopped answering|ended the run, but its reason did not arrive within [0-9]+ ms|closed the connection|connection reset" <<<"$a_why"
     fi
     expect_true "the client names no link of its own" bash -c '! grep -q "here eth0 went down" <<<"$1"' _ "$a_why"
   fi

@@ -1,16 +1,19 @@
 // The exchange's TCP channel on loopback: connect with retries, accept with
 // a deadline or forever (interruptible), and every hostile peer ending in a
 // one-line error within its deadline.
+#include <algorithm>
 #include <csignal>
 #include <doctest/doctest.h>
 #include <future>
 #include <netinet/in.h>
+#include <optional>
 #include <string>
 #include <sys/socket.h>
 #include <thread>
 
 #include "src/error.hpp"
 #include "src/net/channel.hpp"
+#include "src/net/deadline_io.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/net/messages.hpp"
 #include "tests/unit/net/net_test_util.hpp"
@@ -269,6 +272,65 @@ TEST_CASE("receive: a message that stops half-way runs into the deadline")
                       p.server.peer()));
     CHECK(t.blocked_ms() <= 2 * 200);
     CHECK(ms_since(start) >= 200);
+}
+
+// A run's end: the wait for the peer's word counts from its last byte, so a
+// word that trickles in over longer than the timeout still arrives whole.
+TEST_CASE("receive, Wait::silence: bytes that keep coming keep the wait going; silence ends it")
+{
+    RawPair p;
+    const std::string frame = frame_of(R"({"type":"stalled","message":"server side ended the run","evidence":{}})");
+    constexpr auto silence = 500ms;
+    constexpr int pieces = 8;  // 100 ms apart: 700 ms at least from the first to the last, past the 500 ms
+    Clock::duration widest_gap{};
+    std::thread writer([&] {
+        const std::size_t step = frame.size() / pieces + 1;
+        auto last = Clock::now();
+        for (std::size_t at = 0; at < frame.size(); at += step) {
+            if (at > 0)
+                std::this_thread::sleep_for(100ms);
+            p.raw.write(frame.substr(at, step));
+            const auto now = Clock::now();
+            widest_gap = std::max(widest_gap, now - last);
+            last = now;
+        }
+    });
+    const auto start = Clock::now();
+    std::optional<Json> got;
+    std::string error;
+    try {
+        got = p.server.receive(silence, "the peer's answer", Wait::silence);
+    } catch (const std::exception& e) {
+        error = e.what();
+    }
+    writer.join();
+    CHECK(ms_since(start) >= 700);  // longer than the timeout from the call, by construction
+    if (widest_gap < silence) {  // the writer kept to its pace (a loaded host may hold it back)
+        CHECK(error == "");
+        REQUIRE(got);
+        CHECK(message_type(*got) == "stalled");
+    }
+
+    // Nothing more: the wait ends after the silence, worded as such.
+    const auto quiet = Clock::now();
+    CHECK(thrown<TimeoutError>([&] { p.server.receive(200ms, "the \"results\" message", Wait::silence); }) ==
+          fmt::format("exchange with {}: nothing received for 200 ms while waiting for the \"results\" message: "
+                      "the peer stopped answering, the connection still open",
+                      p.server.peer()));
+    CHECK(ms_since(quiet) >= 200);
+}
+
+TEST_CASE("receive_until with a silence: each byte moves the deadline to that long after it")
+{
+    RawPair p;
+    p.raw.write("abcd");
+    const auto before = Clock::now();  // the origin before the bytes are taken
+    auto deadline = before + 50ms;
+    char buf[4];
+    const Transfer t = receive_until(p.server.fd(), buf, sizeof buf, deadline, 10s, "peer", "reading");
+    CHECK(t.end == IoEnd::done);
+    CHECK(t.bytes == 4u);
+    CHECK(deadline >= before + 10s);  // moved past the 50 ms it began with
 }
 
 TEST_CASE("send: to a peer that has gone")

@@ -130,6 +130,16 @@ TEST_CASE("a peer that stops sending heartbeats is silent after the limit, not b
     CHECK(contains(server.silence_reason(), p.server.peer()));
 }
 
+TEST_CASE("this side's TCP in a few words: unacknowledged and resent, in flight, unsendable, idle, unknown")
+{
+    CHECK(tcp_text(TcpState{2, 5, 3200}) == "this side's TCP to it has 2 segments unacknowledged, sent again 5 times");
+    CHECK(tcp_text(TcpState{1, 1, 200}) == "this side's TCP to it has 1 segment unacknowledged, sent again 1 time");
+    CHECK(tcp_text(TcpState{3, 0, 200}) == "this side's TCP to it has 3 segments in flight, none sent again yet");
+    CHECK(tcp_text(TcpState{0, 0, 200, 240}) == "this side's TCP cannot send to it (240 bytes waiting, none in flight)");
+    CHECK(tcp_text(TcpState{0, 0, 200}) == "this side's TCP has nothing unacknowledged and nothing waiting");
+    CHECK(tcp_text(std::nullopt) == "this side's TCP state is unknown");
+}
+
 TEST_CASE("a silence is named from what TCP says: a cut path, a hung process, or unknown")
 {
     CHECK(silence_text("192.0.2.2:18615", 10000ms, TcpState{3, 4, 6400}) ==

@@ -108,3 +108,52 @@ TEST_CASE("lost peer: a side whose own link went down names it first, whichever 
                                     LinkState{"eth0", std::nullopt, 3}}));
     CHECK(port_only.find("here eth0 went down during the run (link_downed +1): ") == 0);
 }
+
+TEST_CASE("lost peer: the peer's evidence that came after all is judged as a stall's, whichever timer fired")
+{
+    // bw with UDP 4791 dropped at B under load: A's heartbeat limit ran out
+    // before its stall watchdog, B's TCP still answered A's "stalled".
+    const LinkState steady{"eth0", 2, 0};
+    const Evidence a{PacketCounts{1200, 3}, steady, steady};
+    const Json b = to_json(Evidence{PacketCounts{5, 0}, steady, steady});
+    const std::string silence = "the peer 192.0.2.2:18615 stopped answering: no heartbeat for 5000 ms";
+    std::string reason = silence;
+    REQUIRE(name_lost_peer(reason, "192.0.2.2", a, b, 18615));
+    CHECK(reason.find(silence + ": here sent 1200 RoCE packets since the run began, 192.0.2.2 received none, while "
+                                "the TCP exchange on port 18615 answered: UDP 4791 dropped on the way or at "
+                                "192.0.2.2") == 0);
+    // The same verdict as a stall's on the same evidence.
+    CHECK(reason.find(*stall_on_path("192.0.2.2", a, evidence_from(b), 18615)) != std::string::npos);
+    // B's side of it: A's evidence in A's answer.
+    std::string b_reason = "the peer 192.0.2.1:40000 stopped answering: no heartbeat for 5000 ms";
+    REQUIRE(name_lost_peer(b_reason, "192.0.2.1", evidence_from(b), to_json(a), 18615));
+    CHECK(b_reason.find("192.0.2.1 sent 1200 RoCE packets since the run began, here received none") !=
+          std::string::npos);
+    CHECK(b_reason.find("UDP 4791 dropped on the way or at this host") != std::string::npos);
+    // The peer's link that went down, in its answer: named first.
+    const Json b_down = to_json(Evidence{PacketCounts{5, 0}, steady, LinkState{"eth0", 2, 1}});
+    std::string down = silence;
+    REQUIRE(name_lost_peer(down, "192.0.2.2", a, b_down, 18615));
+    CHECK(down.find("192.0.2.2's eth0 went down during the run (link_downed +1)") == 0);
+    CHECK(down.find("; then " + silence) != std::string::npos);
+    // Packets that crossed both ways, or no answer: the lost peer's words stand.
+    const Json crossed = to_json(Evidence{PacketCounts{3, 1200}, steady, steady});
+    std::string stands = silence;
+    CHECK_FALSE(name_lost_peer(stands, "192.0.2.2", a, crossed, 18615));
+    CHECK_FALSE(name_lost_peer(stands, "192.0.2.2", a, Json::object(), 18615));
+    CHECK(stands == silence);
+}
+
+TEST_CASE("the peer's word that never came: the peer ended the run, the wait, what it met, this side's TCP")
+{
+    using namespace std::chrono_literals;
+    CHECK(peer_word_missing("192.0.2.2:18615", 10000ms,
+                            "exchange with 192.0.2.2:18615: connection reset by the peer while we waited for the "
+                            "\"results\" message",
+                            net::TcpState{0, 0, 200}) ==
+          "the peer 192.0.2.2:18615 ended the run, but its reason did not arrive within 10000 ms without a byte "
+          "(exchange with 192.0.2.2:18615: connection reset by the peer while we waited for the \"results\" "
+          "message); this side's TCP has nothing unacknowledged and nothing waiting");
+    CHECK(peer_word_missing("h:1", 500ms, "x", net::TcpState{2, 3, 800}).find(
+              "; this side's TCP to it has 2 segments unacknowledged, sent again 3 times") != std::string::npos);
+}

@@ -32,7 +32,9 @@ TEST_CASE("watchdog: a silent peer ends the run after the limit, progress restar
     std::this_thread::sleep_for(10ms);
     CHECK(said(dog.check(2)) == "(nothing)");  // progress again: the limit restarts
     std::this_thread::sleep_for(10ms);
-    CHECK(said(dog.check(2)) == "no completion within the timeout: the peer is silent");
+    // Without the PeerWatch, what the peer does is not known here.
+    CHECK(said(dog.check(2)) == "no completion within the timeout");
+    CHECK(Watchdog::is_stall(dog.check(2)));
 }
 
 TEST_CASE("watchdog: a readable socket ends the run; it is looked at once a millisecond at most")
@@ -140,4 +142,26 @@ TEST_CASE("watchdog with the peer: a silent peer is named as such, not taken for
     // none that began later said nothing.
     if (last_quiet)
         CHECK(*last_quiet - counted <= 303ms);
+}
+
+TEST_CASE("watchdog with the peer: no completion while its heartbeats arrive is this side's stall, not a silent peer")
+{
+    using Steady = qps::net::test::Clock;
+    qps::net::test::RawPair p;
+    // The peer's limit far beyond the watchdog's: heard within it at every
+    // look, however the scheduler spaces them (the test bounds only hangs).
+    qps::net::PeerWatch peer(p.server.fd(), p.server.peer(), qps::test::hang_guard);
+    const Clock clock = Clock::system();
+    Watchdog dog(clock, 100ms, -1, &peer);
+    const auto start = Steady::now();
+    const char* why = nullptr;
+    while (!why && Steady::now() - start < qps::test::hang_guard) {
+        p.raw.write(qps::net::heartbeat_frame());
+        std::this_thread::sleep_for(5ms);
+        why = dog.check(1);  // no progress
+    }
+    CHECK(said(why) == Watchdog::stalled_heard_reason);
+    CHECK(Watchdog::is_stall(why));
+    CHECK(qps::test::contains(said(why), "while the peer's heartbeats kept arriving"));
+    CHECK(dog.lost().empty());
 }

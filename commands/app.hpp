@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "commands/run.hpp"
 #include "formatters/printer.hpp"
 #include "src/exit_code.hpp"
 
@@ -52,6 +53,6 @@ void register_mesh(CLI::App& app, const GlobalOptions& global);
 // Builds the whole command line (used by main and by the CLI tests).
 void build_app(CLI::App& app, GlobalOptions& global);
 
-int run(int argc, char** argv);
+// run(): commands/run.hpp.
 
 }  // namespace qps::cli

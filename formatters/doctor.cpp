@@ -21,6 +21,7 @@ void render_doctor(const health::DoctorReport& r, bool strict, Printer& p)
 {
     p.datum("interval_s", r.interval_s);
     p.datum("strict", strict);
+    p.datum("interrupted", r.interrupted);
     p.begin_list("findings", "");
     std::string group;
     for (const auto& f : r.findings) {
@@ -42,6 +43,8 @@ void render_doctor(const health::DoctorReport& r, bool strict, Printer& p)
     p.note(fmt::format("{} failed, {} warning{}, {} ok, {} skipped{}: {}", c.fail, c.warn, c.warn == 1 ? "" : "s",
                        c.ok, c.skipped, strict ? " (--strict: warnings fail)" : "",
                        health::doctor_exit_code(r, strict) == 0 ? "healthy" : "NOT healthy"));
+    if (r.interrupted)
+        p.note(fmt::format("interrupted after {:.1f} s: the findings so far (exit 4)", r.interval_s));
 }
 
 std::vector<std::string> doctor_failure_lines(const health::DoctorReport& r, bool strict)

@@ -363,8 +363,12 @@ void render_kernel_qps(const qp::QpListing& listing, Printer& p)
                                           *notes.stalled_s)
                             : fmt::format("{} QP(s)", qps.size()),
             t);
-    if (notes.stalled_s)
+    if (notes.stalled_s) {
         p.datum("stalled_s", *notes.stalled_s);
+        p.datum("interrupted", notes.interrupted);
+        if (notes.interrupted)
+            p.note(fmt::format("interrupted after {:.1f} s: what the readings so far show (exit 4)", *notes.stalled_s));
+    }
     p.begin_list("verdicts", "");
     for (const auto& v : notes.verdicts) {
         const auto& q = v.qp;

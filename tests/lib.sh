@@ -68,6 +68,10 @@ expect_true() {
   tail -n 5 "$_scratch/why" | cut -c1-600 | sed 's/^/        why: /'
 }
 
+# jq_true ARGS...: jq -e ARGS (the input on stdin), its output dropped: for
+# expect_true, whose log shows only what failed.
+jq_true() { jq -e "$@" >/dev/null; }
+
 # eventually SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.2 s).
 eventually() {
   local limit=$1 i; shift
@@ -94,6 +98,31 @@ signal_in_run() {
   sleep 1
   kill -"$1" "$2"
   date +%s%N >"$3"
+}
+# catches_interrupts PID: PID has its SIGINT and SIGTERM handlers in place
+# (SigCgt bits 2 and 15 in /proc/PID/status): a signal now is the
+# command's to handle, not the default's (exit 130).
+catches_interrupts() {
+  local m; m=$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+  [ -n "$m" ] && (( (16#$m & 0x4002) == 0x4002 ))
+}
+_not_running() { ! kill -0 "$1" 2>/dev/null; }
+# run_interrupted SIGNAL CMD...: runs CMD in the background, sends SIGNAL
+# once CMD caught the interrupts (within 60 s), and waits for it (120 s at
+# most, then SIGKILL); $out, $err and $rc as run's.
+run_interrupted() {
+  local sig=$1 pid; shift
+  "$@" >"$_scratch/out" 2>"$_scratch/err" &
+  pid=$!
+  if eventually 60 catches_interrupts "$pid"; then
+    kill -"$sig" "$pid"
+  else
+    bad "$1 did not catch SIGINT/SIGTERM within 60 s"
+  fi
+  eventually 120 _not_running "$pid" || kill -9 "$pid" 2>/dev/null
+  wait "$pid"; rc=$?
+  _read_file out "$_scratch/out"
+  _read_file err "$_scratch/err"
 }
 # ms_since_stamp STAMP: milliseconds since the time in STAMP (999999 if none).
 ms_since_stamp() {

@@ -14,6 +14,8 @@
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
+#include "src/net/interrupt.hpp"
+#include "src/net/resolve.hpp"
 #include "src/util/text.hpp"
 
 namespace qps::health {
@@ -201,7 +203,7 @@ std::optional<Destination::Address> classify_address(const std::string& text)
     return a;
 }
 
-Destination read_destination(const std::string& host)
+Destination read_destination(const std::string& host, std::chrono::milliseconds timeout)
 {
     Destination d;
     d.host = host;
@@ -209,11 +211,19 @@ Destination read_destination(const std::string& host)
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_protocol = IPPROTO_TCP;
-    addrinfo* found = nullptr;
-    if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0)
+    std::optional<net::AddrInfo> found;
+    try {
+        found.emplace(net::resolve(host, "", hints, timeout));
+    } catch (const TimeoutError&) {
+        throw;  // the resolver did not answer: this host's problem, named before any network step
+    } catch (const net::Interrupted&) {
+        throw;
+    } catch (const std::exception&) {
+        return d;  // an unknown name: connecting names it
+    } catch (...) {
         return d;
-    const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> guard(found, &::freeaddrinfo);
-    for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+    }
+    for (const addrinfo* ai = found->get(); ai; ai = ai->ai_next) {
         char text[NI_MAXHOST] = {};
         if (::getnameinfo(ai->ai_addr, ai->ai_addrlen, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0)
             continue;

@@ -4,6 +4,7 @@
 // Pure functions of raw values; unit-tested.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -65,8 +66,10 @@ struct Destination {
 };
 // One numeric address classified; nullopt when `text` is not one.
 std::optional<Destination::Address> classify_address(const std::string& text);
-// getaddrinfo (no wait: an unknown or unresolvable name gives no addresses).
-Destination read_destination(const std::string& host);
+// The addresses of host within `timeout` (net/resolve.hpp): an unknown name
+// gives none (connecting names it); a resolver that does not answer within
+// the timeout is a TimeoutError naming it, before any network step.
+Destination read_destination(const std::string& host, std::chrono::milliseconds timeout);
 
 // The GID kinds that reach `d`, most wanted first: each address's own kind;
 // a loopback address (the server is this host and chooses its own GID) any

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
 #include <fmt/format.h>
 #include <set>
 #include <utility>
@@ -10,6 +9,7 @@
 #include "src/decode/qp.hpp"
 #include "src/health/counter_checks.hpp"
 #include "src/kernel/sysfs.hpp"
+#include "src/net/interrupt.hpp"
 #include "src/util/outside_bytes.hpp"
 
 namespace qps::health {
@@ -176,19 +176,26 @@ std::vector<kernel::KernelCmId> cm_ids_or_none()
     }
 }
 
-std::vector<std::vector<kernel::KernelQp>> read_qps_over(double seconds, int every_ms)
+QpReadings read_qps_over(double seconds, int every_ms)
 {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
     const auto end = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
-    std::vector<std::vector<kernel::KernelQp>> readings{kernel::list_kernel_qps()};
-    for (auto next = start + std::chrono::milliseconds(every_ms); next < end; next += std::chrono::milliseconds(every_ms)) {
-        std::this_thread::sleep_until(next);
-        readings.push_back(kernel::list_kernel_qps());
+    QpReadings r;
+    r.readings.push_back(kernel::list_kernel_qps());
+    bool on = true;
+    for (auto next = start + std::chrono::milliseconds(every_ms); on && next < end;
+         next += std::chrono::milliseconds(every_ms)) {
+        on = net::sleep_unless_interrupted(next);
+        if (on)
+            r.readings.push_back(kernel::list_kernel_qps());
     }
-    std::this_thread::sleep_until(end);
-    readings.push_back(kernel::list_kernel_qps());
-    return readings;
+    r.interrupted = !(on && net::sleep_unless_interrupted(end));
+    r.readings.push_back(kernel::list_kernel_qps());
+    r.seconds = std::chrono::duration<double>(clock::now() - start).count();
+    if (!r.interrupted)
+        r.seconds = seconds;  // as asked: the rates are per the interval the user gave
+    return r;
 }
 
 QpWatch watch_qps(double seconds)
@@ -208,8 +215,11 @@ QpWatch watch_qps(double seconds)
                              kernel::read_port_counters(q.dev_name, q.port, "hw_counters")});
     }
     QpWatch w;
-    w.readings = read_qps_over(seconds);
-    w.verdicts = judge_qps(w.readings, seconds, cm_ids_or_none());
+    QpReadings r = read_qps_over(seconds);
+    w.readings = std::move(r.readings);
+    w.seconds = r.seconds;
+    w.interrupted = r.interrupted;
+    w.verdicts = judge_qps(w.readings, w.seconds, cm_ids_or_none());
     for (const auto& p : ports) {
         const bool has_stuck = std::any_of(w.verdicts.begin(), w.verdicts.end(), [&](const QpVerdict& v) {
             return v.stuck && v.qp.dev_name == p.device && v.qp.port == p.port;
@@ -219,7 +229,7 @@ QpWatch watch_qps(double seconds)
         for (const char* subdir : {"counters", "hw_counters"}) {
             const auto& before = std::string_view(subdir) == "counters" ? p.counters : p.hw_counters;
             const auto after = kernel::read_port_counters(p.device, p.port, subdir);
-            for (auto& f : rising_counter_findings(p.device, p.port, before, after, subdir, seconds))
+            for (auto& f : rising_counter_findings(p.device, p.port, before, after, subdir, w.seconds))
                 if (f.status != Status::skipped)
                     w.port_counters.push_back(std::move(f));
         }

@@ -45,8 +45,16 @@ std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
 std::vector<kernel::KernelCmId> cm_ids_or_none();
 
 // Reads every QP of the host every `every_ms` for `seconds` (at least two
-// readings); list_kernel_qps()'s errors pass through.
-std::vector<std::vector<kernel::KernelQp>> read_qps_over(double seconds, int every_ms = 100);
+// readings); list_kernel_qps()'s errors pass through. SIGINT or SIGTERM
+// (net/interrupt.hpp: the command installed the handlers) ends the wait
+// early: the last reading is taken at once, and `seconds` says how long
+// the readings really span.
+struct QpReadings {
+    std::vector<std::vector<kernel::KernelQp>> readings;
+    double seconds = 0;
+    bool interrupted = false;
+};
+QpReadings read_qps_over(double seconds, int every_ms = 100);
 
 // `qp list --stalled`: the QPs read every 100 ms for `seconds`, their
 // verdicts, and what the error counters of each port with a stuck QP did
@@ -54,6 +62,8 @@ std::vector<std::vector<kernel::KernelQp>> read_qps_over(double seconds, int eve
 // counters say what happened around it).
 struct QpWatch {
     std::vector<std::vector<kernel::KernelQp>> readings;
+    double seconds = 0;        // what the readings span (less than asked when interrupted)
+    bool interrupted = false;  // SIGINT/SIGTERM ended the watch early
     std::vector<QpVerdict> verdicts;
     std::vector<Finding> port_counters;  // port.counters findings of ports with a stuck QP
 };

@@ -20,6 +20,7 @@
 #include "src/error.hpp"
 #include "src/net/deadline_io.hpp"
 #include "src/net/interrupt.hpp"
+#include "src/net/resolve.hpp"
 #include "src/net/messages.hpp"
 #include "src/util/fd.hpp"
 
@@ -230,24 +231,33 @@ Channel Channel::connect(const std::string& host, std::uint16_t port, millisecon
         hints.ai_family = AF_UNSPEC;
         hints.ai_socktype = SOCK_STREAM;
         hints.ai_protocol = IPPROTO_TCP;
-        addrinfo* found = nullptr;
-        const int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found);
-        if (rc == 0) {
-            const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> guard(found, &::freeaddrinfo);
-            for (const addrinfo* ai = found; ai; ai = ai->ai_next) {
+        // Within what is left of the timeout: a resolver that does not
+        // answer is named as such (net/resolve.hpp), not waited for.
+        std::optional<AddrInfo> found;
+        try {
+            found.emplace(resolve(host, service, hints,
+                                  std::max(std::chrono::duration_cast<milliseconds>(deadline - Clock::now()),
+                                           milliseconds(1))));
+        } catch (const TimeoutError&) {
+            throw;
+        } catch (const UsageError&) {
+            throw;
+        } catch (const Interrupted&) {
+            throw;
+        } catch (const SystemError&) {
+            throw;
+        } catch (const OperationError& e) {  // EAI_AGAIN: tried again until the timeout
+            ++attempts;
+            last_error = e.what();
+        }
+        if (found) {
+            for (const addrinfo* ai = found->get(); ai; ai = ai->ai_next) {
                 ++attempts;
                 if (const int fd = try_connect(*ai, deadline, doing, last_error, bind); fd >= 0)
                     return Channel(fd, peer_of(fd));
                 if (Clock::now() >= deadline)
                     break;
             }
-        } else if (rc == EAI_AGAIN) {
-            ++attempts;
-            last_error = fmt::format("resolving \"{}\": {}", printable(host), ::gai_strerror(rc));
-        } else if (rc == EAI_SYSTEM) {
-            throw SystemError(fmt::format("getaddrinfo(\"{}\")", printable(host)), errno);
-        } else {
-            throw UsageError(fmt::format("cannot resolve host \"{}\": {}", printable(host), ::gai_strerror(rc)));
         }
         sleep_until(std::min(Clock::now() + connect_retry_interval, deadline), doing);
         if (Clock::now() >= deadline)

@@ -151,9 +151,10 @@ Hello Exchange::hello()
 
 Json Exchange::params(const Json& local, const std::vector<std::string>& must_agree)
 {
-    const Json theirs = swap(params_message(local), "params", step_timeout_);
+    const Json theirs = swap(params_message(local, step_timeout_), "params", step_timeout_);
     return checked([&] {
-        Json remote = parse_params(theirs);
+        auto [remote, timeout] = parse_params(theirs);
+        peer_timeout_ = timeout;
         const auto mismatches = compare_params(local, remote, must_agree);
         if (!mismatches.empty()) {
             std::string list;

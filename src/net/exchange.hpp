@@ -29,6 +29,7 @@
 // sides can say where the packets stopped.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -61,7 +62,15 @@ public:
     // Step 2. local: a flat object of the test's parameters. Returns the
     // peer's; UsageError naming every must_agree mismatch:
     //   "parameters differ from peer 192.0.2.1:45678: size: local 64, remote 4096"
+    // Each side's --timeout (step_timeout) goes with them: see beat_limit().
     Json params(const Json& local, const std::vector<std::string>& must_agree);
+    // The peer's --timeout (known after params(); until then this side's).
+    std::chrono::milliseconds peer_timeout() const { return peer_timeout_.value_or(step_timeout_); }
+    // What both sides' heartbeats are paced by: the smaller --timeout of
+    // the two, so a side judging the other by a limit shorter than the
+    // other's own still hears it often enough (net::PeerWatch). Each side
+    // still judges its peer by its own --timeout.
+    std::chrono::milliseconds beat_limit() const { return std::min(step_timeout_, peer_timeout()); }
     // Step 3. Returns the peer's endpoint.
     Endpoint endpoints(const Endpoint& local);
     // Step 4. The barrier: returns once both sides are ready.
@@ -111,6 +120,7 @@ private:
     Role role_;
     std::string test_;
     std::chrono::milliseconds step_timeout_;
+    std::optional<std::chrono::milliseconds> peer_timeout_;
     bool aborted_ = false;
     std::function<Json()> answer_stalls_;
     std::optional<Json> peer_evidence_;

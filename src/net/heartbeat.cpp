@@ -29,8 +29,9 @@ const std::string& heartbeat_frame()
     return frame;
 }
 
-PeerWatch::PeerWatch(int fd, std::string peer, milliseconds silence_limit)
-    : fd_(fd), peer_(std::move(peer)), limit_(silence_limit), interval_(heartbeat_interval(silence_limit)),
+PeerWatch::PeerWatch(int fd, std::string peer, milliseconds silence_limit, milliseconds beat_limit)
+    : fd_(fd), peer_(std::move(peer)), limit_(silence_limit),
+      interval_(heartbeat_interval(std::min(silence_limit, beat_limit))),
       last_heard_(Clock::now()), next_beat_(last_heard_)
 {
 }

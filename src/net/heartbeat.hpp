@@ -5,9 +5,10 @@
 // hung, swapped out or held in a debugger keeps that connection open, and
 // for RDMA writes and reads its kernel even goes on completing our work
 // requests. So while a run lasts each side sends a heartbeat frame,
-// {"type":"alive"}, every interval (a quarter of the silence limit, 50 ms
-// to 1 s), and a side that hears none for the silence limit (--timeout)
-// ends the run: the peer stopped answering, the connection still open.
+// {"type":"alive"}, every interval (a quarter of the smaller of the two
+// sides' --timeout, 50 ms to 1 s: each side's goes with its parameters),
+// and a side that hears none for its own --timeout ends the run: the peer
+// stopped answering, the connection still open.
 // Heartbeats carry nothing else; Channel::receive skips them wherever they
 // arrive, so a run's last ones never disturb the exchange after it.
 //
@@ -53,7 +54,16 @@ public:
     using Clock = std::chrono::steady_clock;
 
     // fd: the exchange's connected socket; peer: its name for messages.
-    PeerWatch(int fd, std::string peer, std::chrono::milliseconds silence_limit);
+    // The peer is judged by silence_limit (this side's --timeout); the
+    // heartbeats are paced by beat_limit, the smaller of both sides'
+    // (Exchange::beat_limit), so a peer with a shorter limit hears this side
+    // often enough.
+    PeerWatch(int fd, std::string peer, std::chrono::milliseconds silence_limit,
+              std::chrono::milliseconds beat_limit);
+    PeerWatch(int fd, std::string peer, std::chrono::milliseconds silence_limit)
+        : PeerWatch(fd, std::move(peer), silence_limit, silence_limit)
+    {
+    }
 
     enum class Peer {
         running,  // heard within the limit, nothing else waiting

@@ -4,7 +4,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <algorithm>
+#include <cstdint>
 #include <fcntl.h>
+#include <poll.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -86,6 +89,28 @@ void clear_interrupt() noexcept
 bool interrupt_pending() noexcept { return pending_signal.load() >= 0; }
 
 int interrupt_fd() { return the_pipe().read; }
+
+std::string interrupt_reason()
+{
+    const int s = pending_signal.load();
+    if (s < 0)
+        return {};
+    return s == 0 ? "interrupted" : fmt::format("interrupted by {}", signal_name(s));
+}
+
+bool sleep_unless_interrupted(std::chrono::steady_clock::time_point until)
+{
+    const int fd = interrupt_fd();
+    for (;;) {
+        if (interrupt_pending())
+            return false;
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+        if (left.count() <= 0)
+            return true;
+        pollfd p{fd, POLLIN, 0};
+        ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 60'000)));  // EINTR: looked at again
+    }
+}
 
 void throw_if_interrupted(const std::string& doing)
 {

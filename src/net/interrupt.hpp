@@ -6,6 +6,7 @@
 // so every later wait ends too, until clear_interrupt().
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "src/error.hpp"
@@ -30,5 +31,12 @@ bool interrupt_pending() noexcept;
 int interrupt_fd();
 // Throws Interrupted("interrupted by SIGINT while <doing>") when pending.
 void throw_if_interrupted(const std::string& doing);
+// "interrupted by SIGINT" ("interrupted" when requested by code), or ""
+// when nothing is pending.
+std::string interrupt_reason();
+// Sleeps until `until`, or less when an interrupt is or becomes pending:
+// false then. For a command that samples over time and, interrupted,
+// reports what it read so far.
+bool sleep_unless_interrupted(std::chrono::steady_clock::time_point until);
 
 }  // namespace qps::net

@@ -218,19 +218,27 @@ Endpoint parse_endpoint(const Json& message)
 
 // --- params
 
-Json params_message(const Json& params) { return Json{{"type", "params"}, {"params", params}}; }
+Json params_message(const Json& params, std::chrono::milliseconds timeout)
+{
+    return Json{{"type", "params"}, {"params", params}, {"timeout_ms", timeout.count()}};
+}
 
-Json parse_params(const Json& message)
+Params parse_params(const Json& message)
 {
     const Reader r(message, "params");
-    r.only({"params"});
+    r.only({"params", "timeout_ms"});
     const Json& params = r.object_member("params");
+    const Json& timeout = r.member("timeout_ms");
+    const auto ms = as_unsigned(timeout);
+    if (!ms || *ms < min_timeout_ms || *ms > max_timeout_ms)
+        r.bad("timeout_ms", timeout,
+              fmt::format("an integer in {}..{} (the peer's --timeout in ms)", min_timeout_ms, max_timeout_ms));
     for (const auto& [name, value] : params.items()) {
         if (!value.is_string() && !value.is_number() && !value.is_boolean())
             throw OperationError(fmt::format("params message: parameter {} is {}, must be a string, number or boolean",
                                              quote(name), quote(value)));
     }
-    return params;
+    return Params{params, std::chrono::milliseconds(*ms)};
 }
 
 // --- ready

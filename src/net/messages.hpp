@@ -6,7 +6,8 @@
 //   endpoint message: member "psn" is 16777216, must be 0..16777215 (24 bits)
 //
 //   {"type":"hello","version":2,"tool":"qpscope","test":"ping-pong","role":"client"}
-//   {"type":"params","params":{"size":64,"op":"send", ...}}      flat: scalars only
+//   {"type":"params","params":{"size":64,"op":"send", ...},      flat: scalars only
+//    "timeout_ms":10000}                                          the side's --timeout (heartbeat.hpp)
 //   {"type":"endpoint","qpn":291,"psn":1193046,"lid":0,
 //    "gid":"fe80:0000:0000:0000:5054:00ff:fe12:3456","gid_index":1,
 //    "rkey":4660,"addr":140737488355328,"size":4096,"mtu":1024,"max_dest_rd_atomic":16}
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,13 +37,16 @@ namespace qps::net {
 // 2: the endpoint carries max_dest_rd_atomic; 3: params carry threads; 4: heartbeats during a run;
 // 5: the test "path"; 6: the "stalled" message; 7: params carry "connection" (manual or rdma_cm,
 // which both sides compare) and "tclass"; 8: path's params carry "sl", "flow_label", "pkey_index",
-// "ack_timeout" and "retry_cnt"
-inline constexpr std::uint32_t oob_version = 8;
+// "ack_timeout" and "retry_cnt"; 9: params carry the side's --timeout ("timeout_ms"): both sides beat
+// at a quarter of the smaller one
+inline constexpr std::uint32_t oob_version = 9;
 inline constexpr std::string_view oob_tool = "qpscope";
 inline constexpr std::array<std::string_view, 3> oob_tests{"ping-pong", "bw", "path"};
 inline constexpr std::array<std::string_view, 2> oob_roles{"client", "server"};
 inline constexpr std::array<std::uint32_t, 5> oob_mtus{256, 512, 1024, 2048, 4096};
 inline constexpr std::size_t max_error_message_bytes = 1024;
+// What a side's --timeout may be (the command line's 0.1 .. 86400 s).
+inline constexpr std::uint64_t min_timeout_ms = 100, max_timeout_ms = 86'400'000;
 
 struct Hello {
     std::uint32_t version = oob_version;
@@ -64,9 +69,13 @@ Json to_message(const Endpoint& endpoint);
 Endpoint parse_endpoint(const Json& message);
 
 // Test parameters: a flat object of the test's own fields (strings,
-// numbers, booleans), defined by the caller.
-Json params_message(const Json& params);
-Json parse_params(const Json& message);
+// numbers, booleans), defined by the caller, and the side's --timeout.
+struct Params {
+    Json params;
+    std::chrono::milliseconds timeout{0};
+};
+Json params_message(const Json& params, std::chrono::milliseconds timeout);
+Params parse_params(const Json& message);
 
 Json ready_message();
 void parse_ready(const Json& message);

@@ -383,7 +383,7 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
             rep.stalled_on_path = name_lost_peer(rep.abort_reason, net::host_of(ex.channel().peer()), packets.now());
             break;
         }
-        net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout);
+        net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout, ex.beat_limit());
         CrewResult crew = run_crew(side.plans, run, clock, peer);
         BwResult& r = crew.total;
         end_barrier(ex, r, client, rep.role, o, packets, rep.stalled_on_path);

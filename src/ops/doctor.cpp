@@ -6,7 +6,6 @@
 #include <fstream>
 #include <map>
 #include <algorithm>
-#include <thread>
 
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
@@ -17,6 +16,7 @@
 #include "src/host/checks.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/kernel/sysfs.hpp"
+#include "src/net/interrupt.hpp"
 #include "src/ops/bw.hpp"
 #include "src/ops/doctor_loopback.hpp"
 #include "src/verbs/discovery.hpp"
@@ -215,45 +215,58 @@ void check_device(const verbs::ListedDevice& d, const DoctorOptions& o, std::vec
 }
 
 // Each port's counters now against its snapshot: those that rose.
-void check_port_counters(const std::vector<PortPlan>& ports, const DoctorOptions& o, std::vector<Finding>& out)
+void check_port_counters(const std::vector<PortPlan>& ports, double seconds, std::vector<Finding>& out)
 {
     for (const auto& pp : ports) {
         for (const char* subdir : {"counters", "hw_counters"}) {
             const kernel::CounterSet& before =
                 std::string_view(subdir) == "counters" ? pp.snap.counters : pp.snap.hw_counters;
             const kernel::CounterSet after = kernel::read_port_counters(pp.device, pp.snap.port_num, subdir);
-            for (auto& f : rising_counter_findings(pp.device, pp.snap.port_num, before, after, subdir, o.interval_s))
+            for (auto& f : rising_counter_findings(pp.device, pp.snap.port_num, before, after, subdir, seconds))
                 out.push_back(std::move(f));
         }
     }
 }
 
-// Counters read twice, QPs read every 100 ms in between.
-void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOptions& o, std::vector<Finding>& out)
+// Counters read twice, QPs read every 100 ms in between. SIGINT/SIGTERM
+// end the interval early: what it read until then is judged over the time
+// it really spans (report.interval_s), and report.interrupted says so.
+void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOptions& o, DoctorReport& report)
 {
+    auto& out = report.findings;
     doctor_progress(o, fmt::format("reading the counters and QPs for {:g} s", o.interval_s));
     std::vector<std::vector<kernel::KernelQp>> readings;
     std::string qp_error, qp_counter_error;
     const auto qp_counters_before = read_qp_counters(qp_counter_error);
+    const auto start = std::chrono::steady_clock::now();
     try {
-        readings = read_qps_over(o.interval_s);
+        QpReadings r = read_qps_over(o.interval_s);
+        readings = std::move(r.readings);
+        report.interval_s = r.seconds;
+        report.interrupted = r.interrupted;
     } catch (const std::exception& e) {
         qp_error = e.what();
-        std::this_thread::sleep_for(std::chrono::duration<double>(o.interval_s));
+        const auto end = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(o.interval_s));
+        if (!net::sleep_unless_interrupted(end)) {
+            report.interrupted = true;
+            report.interval_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
     }
-    check_port_counters(ports, o, out);
+    const double seconds = report.interval_s;
+    check_port_counters(ports, seconds, out);
     const auto qp_counters_after = read_qp_counters(qp_counter_error);
     for (const auto& pp : ports) {
         if (qp_counters_before && qp_counters_after)
             for (auto& f : qp_counter_findings(pp.device, pp.snap.port_num, pp.driver, *qp_counters_before,
-                                               *qp_counters_after, o.interval_s))
+                                               *qp_counters_after, seconds))
                 out.push_back(std::move(f));
         else
             out.push_back(skipped("port.qp_counters", pp.device, pp.snap.port_num,
                                   "per-QP counters not read: " + qp_counter_error));
     }
     if (qp_error.empty())
-        for (auto& f : qp_findings(judge_qps(readings, o.interval_s, cm_ids_or_none()), o.interval_s))
+        for (auto& f : qp_findings(judge_qps(readings, seconds, cm_ids_or_none()), seconds))
             out.push_back(std::move(f));
     else
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));
@@ -321,9 +334,12 @@ DoctorReport run_doctor(const DoctorOptions& o)
     for (const auto& d : listed)
         check_device(d, o, out, ports);
     // 4. Counters read twice, QPs read every 100 ms in between.
-    check_counters_and_qps(ports, o, out);
-    // 5. The self-test, per ACTIVE port whose QPs qpscope can connect.
-    run_self_tests(ports, o, out);
+    check_counters_and_qps(ports, o, report);
+    // 5. The self-test, per ACTIVE port whose QPs qpscope can connect
+    //    (not after an interrupt: the findings so far are the report).
+    if (!report.interrupted)
+        run_self_tests(ports, o, out);
+    report.interrupted = report.interrupted || net::interrupt_pending();  // during the self-test (bounded by its own limits)
 
     order_findings(out);
     return report;

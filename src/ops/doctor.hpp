@@ -40,7 +40,8 @@ struct DoctorOptions {
 
 struct DoctorReport {
     std::vector<Finding> findings;     // host-wide first, then by device and port
-    double interval_s = 0;
+    double interval_s = 0;             // what the counters' readings span (--interval, less when interrupted)
+    bool interrupted = false;          // SIGINT/SIGTERM ended the interval: the findings so far, no self-test
 };
 
 // Throws UsageError for an unknown device or port; everything the host does

@@ -142,7 +142,10 @@ PathDirection one_direction(perf::UdProbe& probe, net::Exchange& ex, const PathO
                     {"mtu", res.local().mtu},
                     {"traffic_class", o.knobs.traffic_class}};
     }
-    ex.ready(o.timeout);  // the sender is done
+    // The sender is done: the receiver waits for its sends (each window of
+    // them bounded by the sender's --timeout) and its drain, then its own
+    // --timeout, whichever side has the shorter one.
+    ex.ready(sending ? o.timeout : ex.peer_timeout() + drain + o.timeout);
     if (!sending) {
         const perf::Arrivals a = probe.drain();
         Json arrived = Json::object();

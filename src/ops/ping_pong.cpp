@@ -110,7 +110,7 @@ std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& 
                       Role role, const std::vector<int>& cpus, net::Exchange& ex, std::chrono::milliseconds timeout,
                       const Clock& clock, std::vector<LatencyResult>& results)
 {
-    net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), timeout);
+    net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), timeout, ex.beat_limit());
     if (pairs.size() == 1) {
         const PinnedHere pin(cpus.empty() ? -1 : cpus.front());
         LatencyRun mine = run;

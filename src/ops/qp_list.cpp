@@ -48,7 +48,8 @@ QpListing list_qps(const QpListFilter& f)
     const bool stalled = watch.readings.size() > 1;
     QpListing out;
     if (stalled) {
-        out.notes.stalled_s = f.stalled_s;
+        out.notes.stalled_s = watch.seconds;
+        out.notes.interrupted = watch.interrupted;
         out.notes.port_counters = watch.port_counters;
     }
     for (const auto& q : watch.readings.back()) {

@@ -29,7 +29,8 @@ struct QpListFilter {
 // What `qp list` says beyond its table.
 struct QpListNotes {
     std::vector<health::QpVerdict> verdicts;     // the QPs to say something about, in table order
-    std::optional<double> stalled_s;             // --stalled: the sampling interval
+    std::optional<double> stalled_s;             // --stalled: the sampling interval (less when interrupted)
+    bool interrupted = false;                    // --stalled: SIGINT/SIGTERM ended the watch early
     std::size_t dest_missing = 0;                // without --stalled: connected QPs whose destination is not local
     std::vector<health::Finding> port_counters;  // --stalled: the counters of ports with a stuck QP
 };

@@ -25,7 +25,7 @@ void preflight_link(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
     spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
                                     largest);
     if (!o.host.empty())
-        spec.destination = health::read_destination(o.host);
+        spec.destination = health::read_destination(o.host, o.timeout);
     spec.opened = o.opened;
     health::Preflight checked = health::preflight(spec);
     o.device = checked.device;

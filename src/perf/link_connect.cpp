@@ -16,6 +16,7 @@ verbs::CmTarget cm_target(const LinkOptions& o)
     target.host = o.host;
     target.port = o.cm_port;
     target.bind = o.bind;
+    target.name_timeout = o.timeout;
     target.take_knobs(o.knobs, o.traffic_class_given);
     return target;
 }

@@ -12,6 +12,7 @@
 #include "src/decode/cm.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
+#include "src/net/resolve.hpp"
 
 namespace qps::verbs {
 
@@ -32,18 +33,18 @@ double ms_since(Clock::time_point start)
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// The address `host` names, with `port`: the first IPv4 or IPv6 one.
-sockaddr_storage address_of(const std::string& host, std::uint16_t port, const std::string& what)
+// The address `host` names, with `port`: the first IPv4 or IPv6 one,
+// within `timeout` (net/resolve.hpp: a resolver that does not answer is
+// named, not waited for).
+sockaddr_storage address_of(const std::string& host, std::uint16_t port, const std::string& what,
+                            std::chrono::milliseconds timeout)
 {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    if (int rc = ::getaddrinfo(host.c_str(), nullptr, &hints, &found); rc != 0)
-        throw UsageError(fmt::format("{} '{}' does not resolve: {}", what, host, ::gai_strerror(rc)));
+    const net::AddrInfo found = net::resolve(host, "", hints, timeout, what);
     sockaddr_storage out{};
     std::memcpy(&out, found->ai_addr, found->ai_addrlen);
-    ::freeaddrinfo(found);
     if (out.ss_family == AF_INET)
         reinterpret_cast<sockaddr_in*>(&out)->sin_port = htons(port);
     else if (out.ss_family == AF_INET6)
@@ -200,10 +201,10 @@ CmId CmSide::resolve(const CmTarget& target)
             throw SystemError("rdma_set_option(RDMA_OPTION_ID_ACK_TIMEOUT)", errno,
                               "this kernel's rdma_cm may not know the option (Linux 5.6 and later do)");
     }
-    sockaddr_storage dst = address_of(target.host, target.port, "the server address");
+    sockaddr_storage dst = address_of(target.host, target.port, "the server address", target.name_timeout);
     std::optional<sockaddr_storage> src;
     if (!target.bind.empty())
-        src = address_of(target.bind, 0, "--bind");
+        src = address_of(target.bind, 0, "--bind", target.name_timeout);
     const std::string towards = fmt::format("to {}", cm_address_text(reinterpret_cast<sockaddr*>(&dst)));
     if (rdma_resolve_addr(raw, src ? reinterpret_cast<sockaddr*>(&*src) : nullptr, reinterpret_cast<sockaddr*>(&dst),
                           static_cast<int>(target.resolve_timeout.count())) != 0) {
@@ -265,7 +266,7 @@ void CmSide::listen(const std::string& bind, std::uint16_t port)
         in->sin_family = AF_INET;
         in->sin_port = htons(port);
     } else {
-        addr = address_of(bind, port, "--bind");
+        addr = address_of(bind, port, "--bind", std::chrono::milliseconds(10000));  // numeric: no resolver
     }
     if (rdma_bind_addr(raw, reinterpret_cast<sockaddr*>(&addr)) != 0) {
         const int err = errno;
@@ -284,20 +285,34 @@ void CmSide::listen(const std::string& bind, std::uint16_t port)
 CmId CmSide::next_request(std::chrono::milliseconds timeout, std::uint32_t& index, rdma_conn_param& theirs,
                           int watch_fd)
 {
+    // One timeout for all: requests that are not qpscope's (rejected below)
+    // do not start it again.
+    const auto deadline = Clock::now() + timeout;
+    int rejected = 0;
     for (;;) {
         Got got;
         try {
-            got = wait("accepting", nullptr, timeout, "the client's rdma_cm connect request", watch_fd);
+            const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+            if (left.count() <= 0)
+                throw TimeoutError(fmt::format("rdma_cm: accepting: no event in {} ms while waiting for the client's "
+                                               "rdma_cm connect request",
+                                               timeout.count()));
+            got = wait("accepting", nullptr, left, "the client's rdma_cm connect request", watch_fd);
         } catch (const TimeoutError& e) {
-            throw TimeoutError(fmt::format("{}: none arrived though the TCP exchange answers: UDP 4791 dropped on "
+            throw TimeoutError(fmt::format("{}: none arrived though the TCP exchange answers{}: UDP 4791 dropped on "
                                            "the way or at this host, or the client failed before connecting",
-                                           e.what()));
+                                           e.what(),
+                                           rejected ? fmt::format(" ({} request{} that were not qpscope's rejected "
+                                                                  "meanwhile, within the same {} ms)",
+                                                                  rejected, rejected == 1 ? "" : "s", timeout.count())
+                                                    : ""));
         }
         if (got.event != RDMA_CM_EVENT_CONNECT_REQUEST)
             fail("accepting", fmt::format("on port {}", ntohs(rdma_get_src_port(listener_.get()))), got);
         CmId id(got.id);
         if (got.private_data.size() < cm_private_bytes || std::memcmp(got.private_data.data(), cm_magic, 4) != 0) {
             reject(id.get(), "qpscope: not a qpscope connect request");
+            ++rejected;
             continue;
         }
         std::uint32_t be = 0;

@@ -51,6 +51,7 @@ struct CmTarget {
     std::optional<std::uint8_t> tos;  // IP TOS (DSCP << 2 | ECN) through RDMA_OPTION_ID_TOS
     std::optional<std::uint8_t> ack_timeout;  // RDMA_OPTION_ID_ACK_TIMEOUT (code)
     std::chrono::milliseconds resolve_timeout{1500};
+    std::chrono::milliseconds name_timeout{10000};  // for the resolver, when host is a name (--timeout)
 
     // What of the QP knobs rdma_cm takes as options of the ID: the traffic
     // class as the TOS when `tos_given` (else the port's default_roce_tos

@@ -58,8 +58,9 @@ void run_parsers(const Json& m)
             fail("endpoint does not round-trip");
     });
     expect_clean([&] {
-        const Json p = parse_params(m);
-        if (parse_params(decode_frame(encode_frame(params_message(p)))) != p)
+        const auto [p, timeout] = parse_params(m);
+        const auto again = parse_params(decode_frame(encode_frame(params_message(p, timeout))));
+        if (again.params != p || again.timeout != timeout)
             fail("params do not round-trip");
         std::vector<std::string> keys;
         for (const auto& [k, v] : p.items())

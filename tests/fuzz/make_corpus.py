@@ -24,7 +24,7 @@ endpoint = {"type": "endpoint", "qpn": 291, "psn": 1193046, "lid": 0,
             "gid": "fe80:0000:0000:0000:5054:00ff:fe12:3456", "gid_index": 1,
             "rkey": 4660, "addr": 140737488355328, "size": 4096, "mtu": 1024,
             "max_dest_rd_atomic": 16}
-params = {"type": "params", "params": {"size": 64, "op": "send", "iterations": 1000, "inline": True, "rate": 2.5, "threads": 2}}
+params = {"type": "params", "params": {"size": 64, "op": "send", "iterations": 1000, "inline": True, "rate": 2.5, "threads": 2}, "timeout_ms": 10000}
 results = {"type": "results", "results": {"latency_us": {"p50": 1.9, "p99": 3.1}, "iterations": 1000}}
 error = {"type": "error", "message": "cannot create QP: ENOMEM"}
 
@@ -36,7 +36,7 @@ valid = {
     "endpoint-max": dict(endpoint, qpn=2**24 - 1, psn=2**24 - 1, lid=65535, gid_index=255,
                          rkey=2**32 - 1, addr=2**64 - 1, size=2**64 - 1, mtu=4096, max_dest_rd_atomic=255),
     "params": params,
-    "params-empty": {"type": "params", "params": {}},
+    "params-empty": {"type": "params", "params": {}, "timeout_ms": 100},
     "ready": {"type": "ready"},
     "alive": {"type": "alive"},
     "results": results,
@@ -53,7 +53,7 @@ hostile_bodies = {
     "endpoint-negative": dict(endpoint, qpn=-1),
     "endpoint-float": dict(endpoint, rkey=1.5),
     "endpoint-no-reads": dict(endpoint, max_dest_rd_atomic=0),
-    "params-nested": {"type": "params", "params": {"size": [1, 2]}},
+    "params-nested": {"type": "params", "params": {"size": [1, 2]}, "timeout_ms": 500},
     "no-type": {"kind": "ready"},
     "type-number": {"type": 7},
 }
@@ -64,7 +64,7 @@ raw_bodies = {
     "trailing": b'{"type":"ready"} x',
     "truncated-json": b'{"type":"hel',
     "bad-utf8": b'{"type":"\xff\xfe"}',
-    "overflow-number": b'{"type":"params","params":{"x":1e400}}',
+    "overflow-number": b'{"type":"params","params":{"x":1e400},"timeout_ms":1000}',
     "array": b'["type","ready"]',
 }
 

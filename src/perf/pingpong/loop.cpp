@@ -332,11 +332,16 @@ template <Op op>
 // own heartbeats meanwhile.
 LatencyResult serve_read(const LatencyRun& run)
 {
-    if (!run.peer) {
-        pollfd p{run.oob_fd, POLLIN | POLLRDHUP, 0};
-        while (::poll(&p, 1, -1) < 0 && errno == EINTR) {
+    if (!run.peer) {  // a worker of a crew: the end signal, or SIGINT/SIGTERM (the coordinator raises it too)
+        pollfd p[2]{{run.oob_fd, POLLIN | POLLRDHUP, 0}, {net::interrupt_fd(), POLLIN, 0}};
+        while (::poll(p, 2, -1) < 0 && errno == EINTR) {
         }
-        return {};
+        LatencyResult r;
+        if (net::interrupt_pending()) {
+            r.aborted = true;
+            r.abort_reason = "interrupted";
+        }
+        return r;
     }
     LatencyResult r;
     const int wait_ms = static_cast<int>(run.peer->interval().count());

@@ -121,3 +121,33 @@ timeout 30 rdma link delete rxe6
 ip link del veth6
 run "$q" --json ports
 expect_true "rxe6 gone (got $(jq -c '[.devices[].name]' <<<"$out"))" test "$(jq -c '[.devices[].name]' <<<"$out")" = '["rxe0"]'
+
+# A resolver that never answers (issue 39): a "server" on 192.0.2.2:53 that
+# takes the queries and says nothing, in a mount namespace whose
+# /etc/resolv.conf names it (timeout 30 s: the resolver alone would wait
+# that long). Before any network step the name is resolved within
+# --timeout, and a silent resolver is named as such, exit 3.
+case_ "a resolver that never answers: ping-pong and path to a name end within --timeout, naming it"
+dns_tmp=$(mktemp -d)
+printf 'nameserver 192.0.2.2\noptions timeout:30 attempts:1\n' >"$dns_tmp/resolv.conf"
+python3 -c 'import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("192.0.2.2", 53)); time.sleep(300)' &
+dns_mute=$!
+dns_bound() { grep -q ':0035 ' /proc/net/udp; }   # port 53, bound
+if eventually 20 dns_bound; then
+  for cmd in "ping-pong -D 1" "path"; do
+    start_ms=$(date +%s%3N)
+    # shellcheck disable=SC2086 # $cmd is a command and its options
+    run timeout 120 unshare -m sh -c 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' sh \
+      "$dns_tmp/resolv.conf" "$q" --json $cmd qpscope-peer.example.org --timeout 2
+    took=$(( $(date +%s%3N) - start_ms ))
+    expect_rc 3
+    expect_true "$cmd: the resolver named (got $(jq -r '.error.message' <<<"$out" 2>&1))" \
+      jq_true '.error.kind == "timeout" and (.error.message | contains("no answer from the resolver within"))' <<<"$out"
+    expect_true "$cmd: ended after ${took} ms, by its --timeout (2 s), not the resolver's 30 s" test "$took" -lt 25000
+  done
+else
+  bad "the silent resolver did not bind 192.0.2.2:53"
+fi
+kill "$dns_mute" 2>/dev/null; wait "$dns_mute" 2>/dev/null
+rm -rf "$dns_tmp"

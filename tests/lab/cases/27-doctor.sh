@@ -205,3 +205,28 @@ else
 fi
 cmp_go doc_cli doc_srv
 expect_true "no QP of cm_pair left" bash -c '! rdma resource show qp | grep -q cm_pair'
+
+# SIGINT and SIGTERM end every command that waits with exit 4 and what it
+# had (issue 39): doctor's interval and `qp list --stalled` stop sampling,
+# judge what they read over the time it spans, and print it. The signal
+# comes once the command caught it (run_interrupted), wherever it then is:
+# before the interval it ends the interval at once, in it it cuts it short.
+case_ "SIGINT in doctor's --interval 30 (no -d): the findings so far, exit 4, no self-test"
+run_interrupted INT "$q" --json doctor --interval 30
+expect_rc 4
+expect_true "interrupted, over less than the 30 s asked (got $(jq -c '[.interrupted, .interval_s]' <<<"$out" 2>&1))" \
+  jq_true '.interrupted == true and .interval_s < 30' <<<"$out"
+expect_true "the device's findings are there, the loopback is not" \
+  jq_true '([.findings[] | select(.device == "rxe0")] | length > 0) and ([.findings[] | select(.id == "port.loopback")] | length == 0)' <<<"$out"
+run_interrupted TERM "$q" doctor -d rxe0 --interval 30
+expect_rc 4
+expect_out_has "interrupted after"
+
+case_ "SIGTERM in qp list --stalled 30 (-d rxe0, and without): what was read, exit 4"
+run_interrupted TERM "$q" --json qp list -d rxe0 --stalled 30
+expect_rc 4
+expect_true "interrupted, stalled_s under 30 (got $(jq -c '[.interrupted, .stalled_s]' <<<"$out" 2>&1))" \
+  jq_true '.interrupted == true and .stalled_s < 30 and (.qps | type == "array")' <<<"$out"
+run_interrupted INT "$q" qp list --stalled 30
+expect_rc 4
+expect_out_has "interrupted after"

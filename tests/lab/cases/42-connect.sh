@@ -239,7 +239,7 @@ run timeout 60 "$q" --json ping-pong 192.0.2.1 --op fadd -n 1000 -w 0 --timeout 
 wait "$cm_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
 expect_true "atomic_check: counter 1000, expected 1000, ok; round trip (one_way false), 1000 samples of 8 bytes" \
-  jq -e '[.atomic_check, .test.one_way, .client[0].samples, .client[0].size_bytes]
+  jq_true '[.atomic_check, .test.one_way, .client[0].samples, .client[0].size_bytes]
          == [[{"size_bytes":8,"counter":1000,"expected":1000,"ok":true}],false,1000,8]' <<<"$out"
 expect_valid ping-pong
 expect_valid_file ping-pong "$cm_server_log"
@@ -249,7 +249,7 @@ cm_serve --json ping-pong --cm -d rxe0 --timeout 20
 run timeout 60 "$q" --json ping-pong --cm 192.0.2.1 -d rxe0 --op cas --threads 2 --cpus 0,0 -n 300 -w 20 --timeout 20
 wait "$cm_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
-expect_true "atomic_check: 2 x 320" jq -e '.atomic_check == [{"size_bytes":8,"counter":640,"expected":640,"ok":true}]' <<<"$out"
+expect_true "atomic_check: 2 x 320" jq_true '.atomic_check == [{"size_bytes":8,"counter":640,"expected":640,"ok":true}]' <<<"$out"
 expect_valid ping-pong
 expect_valid_file ping-pong "$cm_server_log"
 run "$q" ping-pong 192.0.2.1 --op fadd -s 64

@@ -126,4 +126,42 @@ kill -CONT "$holder"
 run "$q" qp destroy --all
 expect_rc 0
 expect_true "nothing of ours left in rdma resource show qp" eventually 10 no_qps_left
+# Two sides with different --timeouts (issue 39): each side's goes with its
+# parameters, both beat at a quarter of the smaller, each judges the other by
+# its own. A 0.5 s side against a default (10 s) one was called stopped at
+# once: the default side beat once a second.
+# mismatched NAME CMD SERVER_ARGS -- CLIENT_ARGS: both sides exit 0, the
+# client measured something.
+mismatched() {
+  local name=$1 cmd=$2 server_args=() server; shift 2
+  while [ "$1" != -- ]; do server_args+=("$1"); shift; done; shift
+  "$q" --json "$cmd" -d rxe0 -p 18667 "${server_args[@]}" >"$frozen_log" 2>"$frozen_err" &
+  server=$!
+  run timeout 120 "$q" --json "$cmd" 127.0.0.1 -p 18667 "$@"
+  wait "$server"; local server_rc=$?
+  expect_true "$name: client 0, server 0 (got $rc, $server_rc; $(head -c 300 "$frozen_err"))" test "$rc/$server_rc" = 0/0
+  expect_true "$name: not aborted, and measured" jq_true '(.test.aborted | not) and (((.client // [])[0].samples // 0) + ((.client_posts // [])[0].messages // 0) > 0)' <<<"$out"
+}
+
+case_ "timeouts that differ: ping-pong, client -t 0.5 against a default server, and the reverse"
+mismatched "client 0.5 s, server 10 s" ping-pong -- -D 3 -t 0.5
+mismatched "client 10 s (no -d), server 0.5 s" ping-pong -t 0.5 -- -D 3
+
+case_ "timeouts that differ: bw, client -t 0.5 against a default server, and the reverse"
+mismatched "client 0.5 s, server 10 s" bw -- -s 4096 -D 3 -t 0.5
+mismatched "client 10 s, server 0.5 s" bw -t 0.5 -- -s 4096 -D 3
+
+case_ "timeouts that differ: a stopped server is named by the client's own (smaller) limit"
+"$q" ping-pong -d rxe0 -p 18668 >/dev/null 2>&1 &
+server=$!
+freeze "$server" &
+freezer=$!
+run timeout 120 "$q" --json ping-pong 127.0.0.1 -p 18668 -D 40 --timeout 1
+wait "$freezer"
+elapsed=$(ms_since_stamp "$frozen_at")
+expect_rc 3
+expect_true "the client names the silence by its own 1 s, not the server's 10 s (after ${elapsed} ms)" \
+  jq_true '.test.abort_reason | contains("no heartbeat for 1000 ms")' <<<"$out"
+thaw "ping-pong server (10 s)" "$server"
+
 rm -f "$frozen_log" "$frozen_err" "$frozen_at"

@@ -214,4 +214,19 @@ assert sorted(r["thread"] for r in d["threads"]) == [0, 1] and all(r["samples"] 
 wait
 expect_true "no qpscope process left" bash -c '! pgrep -x qpscope'
 expect_true "nothing of ours left in rdma resource show qp" no_qps_left
+case_ "ping-pong --threads 2 --op read: SIGINT to the server (its workers only wait) ends it with exit 4"
+# The server's workers of a read test park until the crew's end signal:
+# the coordinator raises it on SIGINT, so the server ends at once (it used
+# to wait in poll(-1) until the client's end). The client then loses its
+# peer (exit 3), well within its --timeout of 30 s.
+"$q" --json ping-pong --threads 2 --op read >"$thr_log" 2>&1 &
+thr_server=$!
+signal_in_run INT "$thr_server" "$killed_at" 2 &
+run timeout 120 "$q" --json ping-pong 127.0.0.1 -d rxe0 --threads 2 --op read -D 600 --timeout 30
+wait "$thr_server"; server_rc=$?
+expect_true "server exit 4 (got $server_rc: $(tail -c 300 "$thr_log"))" test "$server_rc" = 4
+expect_true "the client ended too, not after its 600 s (exit $rc)" test "$rc" = 3 -o "$rc" = 1
+wait
+expect_true "nothing of ours left in rdma resource show qp" eventually 10 no_qps_left
+
 rm -f "$thr_log" "$killed_at"

@@ -91,6 +91,27 @@ TEST_CASE("a whole exchange: hello, params, endpoints, ready, results")
     CHECK(results == Json{{"side", "server"}});
 }
 
+TEST_CASE("each side learns the other's --timeout with the parameters; both beat by the smaller")
+{
+    Listener listener(0);
+    auto accepted = std::async(std::launch::async, [&] { return listener.accept(hang_guard); });
+    Channel channel = Channel::connect("127.0.0.1", listener.port(), hang_guard);
+    Exchange server(accepted.get(), Role::server, "ping-pong", 30000ms);
+    Exchange client(std::move(channel), Role::client, "ping-pong", 500ms);
+    CHECK(client.peer_timeout() == 500ms);  // not known yet: its own
+    auto c = std::async(std::launch::async, [&] {
+        client.hello();
+        client.params(Json{{"size", 64}}, {});
+    });
+    server.hello();
+    server.params(Json{{"size", 64}}, {});
+    c.get();
+    CHECK(server.peer_timeout() == 500ms);
+    CHECK(client.peer_timeout() == 30000ms);
+    CHECK(server.beat_limit() == 500ms);
+    CHECK(client.beat_limit() == 500ms);
+}
+
 TEST_CASE("parameters that must agree are named on both sides")
 {
     Sides s = connect_pair();

@@ -102,6 +102,31 @@ TEST_CASE("two sides that both look keep each other alive past the silence limit
     CHECK(c.held_past_limit >= 20);
 }
 
+TEST_CASE("sides with different limits: both beat at a quarter of the smaller, each judges by its own")
+{
+    // The server's --timeout is 200 ms, the client's 4 s (Exchange::beat_limit
+    // gives both 200 ms): the client beats every 50 ms, not every second, so
+    // the server holds it running past its own 200 ms.
+    RawPair p;
+    const auto start = Clock::now();
+    PeerWatch server(p.server.fd(), p.server.peer(), 200ms, 200ms);
+    PeerWatch client(p.raw.fd(), "server", 4000ms, 200ms);
+    CHECK(server.interval() == 50ms);
+    CHECK(client.interval() == 50ms);
+    CHECK(PeerWatch(p.raw.fd(), "server", 4000ms).interval() == 1000ms);  // its own pace alone
+    const auto started = Clock::now();
+    LookingSide s{server, p.server.fd(), start};
+    LookingSide c{client, p.raw.fd(), start};
+    while ((s.heard_beats < 3 || s.held_past_limit < 20 || Clock::now() - started < 700ms) &&
+           Clock::now() - started < hang_guard) {
+        s.look(200ms, started);
+        c.look(4000ms, started);
+        std::this_thread::sleep_for(10ms);
+    }
+    CHECK(s.heard_beats >= 3);
+    CHECK(s.held_past_limit >= 20);
+}
+
 TEST_CASE("a peer that stops sending heartbeats is silent after the limit, not before")
 {
     RawPair p;  // the raw peer never sends: a stopped process with its connection open

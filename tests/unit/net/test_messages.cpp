@@ -11,6 +11,7 @@ using namespace qps::net;
 using namespace qps::net::test;
 using qps::Json;
 using qps::OperationError;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -192,23 +193,35 @@ TEST_CASE("endpoint: unknown, missing and mistyped members")
     CHECK(thrown<OperationError>([] { parse_endpoint(Json::array()); }) == R"(expected the "endpoint" message, got [])");
 }
 
-TEST_CASE("params: a flat object")
+TEST_CASE("params: a flat object, and the side's --timeout")
 {
     const Json p{{"size", 64}, {"op", "send"}, {"iterations", 1000}, {"inline", true}, {"rate", 2.5}};
-    CHECK(params_message(p).dump() ==
-          R"({"type":"params","params":{"size":64,"op":"send","iterations":1000,"inline":true,"rate":2.5}})");
-    CHECK(parse_params(params_message(p)) == p);
-    CHECK(parse_params(params_message(Json::object())) == Json::object());
-    CHECK(thrown<OperationError>([] { parse_params(params_message(Json{{"size", {1, 2}}})); }) ==
+    CHECK(params_message(p, 10000ms).dump() ==
+          R"({"type":"params","params":{"size":64,"op":"send","iterations":1000,"inline":true,"rate":2.5},"timeout_ms":10000})");
+    CHECK(parse_params(params_message(p, 10000ms)).params == p);
+    CHECK(parse_params(params_message(p, 500ms)).timeout == 500ms);
+    CHECK(parse_params(params_message(Json::object(), 100ms)).params == Json::object());
+    CHECK(parse_params(params_message(Json::object(), 86'400'000ms)).timeout == 86'400'000ms);
+    CHECK(thrown<OperationError>([] { parse_params(params_message(Json{{"size", {1, 2}}}, 1000ms)); }) ==
           R"(params message: parameter "size" is [1,2], must be a string, number or boolean)");
-    CHECK(thrown<OperationError>([] { parse_params(params_message(Json{{"x", nullptr}})); }) ==
+    CHECK(thrown<OperationError>([] { parse_params(params_message(Json{{"x", nullptr}}, 1000ms)); }) ==
           R"(params message: parameter "x" is null, must be a string, number or boolean)");
-    CHECK(thrown<OperationError>([] { parse_params(params_message(Json::array())); }) ==
+    CHECK(thrown<OperationError>([] { parse_params(params_message(Json::array(), 1000ms)); }) ==
           R"(params message: member "params" is [], must be a JSON object)");
-    CHECK(thrown<OperationError>([] { parse_params(Json{{"type", "params"}}); }) ==
+    CHECK(thrown<OperationError>([] { parse_params(Json{{"type", "params"}, {"timeout_ms", 1000}}); }) ==
           R"(params message: missing member "params")");
-    CHECK(thrown<OperationError>([] { parse_params(Json{{"type", "params"}, {"params", Json::object()}, {"x", 1}}); }) ==
-          R"(params message: unknown member "x" (it has: "params"))");
+    // A peer of version 8 sent no timeout: refused by the hello before this.
+    CHECK(thrown<OperationError>([] { parse_params(Json{{"type", "params"}, {"params", Json::object()}}); }) ==
+          R"(params message: missing member "timeout_ms")");
+    for (const Json& bad : {Json(99), Json(86'400'001), Json(-1), Json(1.5), Json("10")})
+        CHECK(thrown<OperationError>([&] {
+                  parse_params(Json{{"type", "params"}, {"params", Json::object()}, {"timeout_ms", bad}});
+              }) == fmt::format(R"(params message: member "timeout_ms" is {}, must be an integer in 100..86400000 )"
+                                R"((the peer's --timeout in ms))",
+                                bad.dump()));
+    CHECK(thrown<OperationError>([] {
+              parse_params(Json{{"type", "params"}, {"params", Json::object()}, {"timeout_ms", 1000}, {"x", 1}});
+          }) == R"(params message: unknown member "x" (it has: "params", "timeout_ms"))");
 }
 
 TEST_CASE("ready, results and error messages")

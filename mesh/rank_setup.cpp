@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "src/decode/device.hpp"
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
@@ -51,6 +52,7 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
         }
         spec.port = o.port;
         spec.gid_index = o.gid_index;
+        spec.with = {.cm = o.tests.cm};  // iWARP: its QPs connect through rdma_cm only
         verbs::LinkSetup setup;
         setup.buffer_bytes = std::max({o.tests.lat_size, o.tests.bw_size, 64u});
         spec.memlock_bytes = verbs::registered_bytes(setup);
@@ -66,7 +68,18 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
         verbs::LinkResources probe(setup);
         info.gid_index = probe.gid().index;
         info.gid = decode::format_gid(probe.gid().gid);
-        if (o.tests.cm) {
+        if (o.tests.cm && !decode::connects_only_through(opened->ctx->device->transport_type).empty()) {
+            // iWARP: its GIDs are no addresses; rdma_cm reaches the rank at
+            // its port's netdev's address.
+            info.cm_address = health::netdev_address(
+                health::port_netdev(info.device, verbs::snapshot_device(*opened, o.port, verbs::Detail::tables)
+                                                     .ports.front()));
+            if (info.cm_address.empty())
+                throw UsageError(fmt::format("--cm: {} port {} (iWARP) has no IP address on its netdev: rdma_cm has "
+                                             "no address to reach this rank at",
+                                             info.device, o.port));
+            verbs::CmSide{};
+        } else if (o.tests.cm) {
             // rdma_cm reaches the rank at the IPv4 address of the GID it chose
             // (the address rdma_cm would pick the same GID for).
             const auto v4 = decode::gid_ipv4(probe.gid().gid);

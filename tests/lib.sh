@@ -10,6 +10,7 @@ skipped_names=()
 failed_names=()
 current=""
 _scratch=$(mktemp -d)
+out='' err=''  # a check before the first run has none
 trap 'rm -rf "$_scratch"' EXIT
 
 # case NAME: starts a named group of checks; the group before it gets its
@@ -46,7 +47,7 @@ ok()   { passed=$((passed + 1)); echo "   ok   $*"; }
 skip() { skipped=$((skipped + 1)); skipped_names+=("$current: $*"); echo "   skip $*"; }
 bad()  {
   failed=$((failed + 1)); failed_names+=("$current: $*"); echo "   FAIL $current: $*"
-  echo "        rc=$rc"; echo "        stdout: ${out:0:2000}" | head -20; echo "        stderr: ${err:0:2000}" | head -20
+  echo "        rc=${rc-}"; echo "        stdout: ${out:0:2000}" | head -20; echo "        stderr: ${err:0:2000}" | head -20
 }
 
 # expect_rc N: the last run exited with N.

@@ -23,6 +23,14 @@ std::string_view connects_only_through(int transport)
     return {};
 }
 
+std::string_view cm_only_carries(int transport)
+{
+    for (const ConnectPath& c : cm_only_transport_table)
+        if (c.transport == transport)
+            return c.carries;
+    return {};
+}
+
 Flags device_cap_flags(std::uint64_t raw)
 {
     return decode_flags(device_cap_flags_table, raw);

@@ -38,12 +38,15 @@ static_assert(transport_table.size() == IBV_TRANSPORT_UNSPECIFIED + 2, "every ib
 // what connects them instead. iWARP: the kernel's iw_cm moves the QP to RTS
 // once its TCP connection and MPA exchange are done, driven from user space
 // by rdma_cm (rdma_connect, rdma_accept). Not listed: ibv_modify_qp works.
+// `carries`: what its QPs carry instead of UD (iWARP has RC only: its
+// connection is a TCP stream).
 struct ConnectPath {
     int transport;
     std::string_view through;
+    std::string_view carries;
 };
 inline constexpr std::array<ConnectPath, 1> cm_only_transport_table{{
-    {IBV_TRANSPORT_IWARP, "rdma_cm"},
+    {IBV_TRANSPORT_IWARP, "rdma_cm", "RC QPs only, over a TCP stream (no UD)"},
 }};
 
 inline constexpr std::array<EnumEntry<int>, 3> atomic_cap_table{{
@@ -145,6 +148,8 @@ Decoded transport(int raw);
 // What connects QPs of `transport` when ibv_modify_qp cannot ("rdma_cm"),
 // from cm_only_transport_table; empty when ibv_modify_qp does.
 std::string_view connects_only_through(int transport);
+// What such a transport's QPs carry ("RC QPs only, ..."); empty otherwise.
+std::string_view cm_only_carries(int transport);
 Decoded atomic_cap(int raw);
 // Why `--op OP` (an atomic) cannot run on `device`, whose atomic_cap is
 // IBV_ATOMIC_NONE: "--op fadd: rxe9 does no atomics (atomic_cap NONE):

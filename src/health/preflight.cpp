@@ -1,10 +1,14 @@
 #include "src/health/preflight.hpp"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 
 #include "src/decode/device.hpp"
 #include "src/decode/gid.hpp"
 #include "src/error.hpp"
+#include "src/kernel/netlink.hpp"
 #include "src/verbs/gid_choice.hpp"
 
 namespace qps::health {
@@ -15,8 +19,37 @@ std::string port_netdev(const std::string& device, const verbs::PortSnapshot& p)
         if (!g.netdev.empty())
             return g.netdev;
     // A RoCE port whose netdev has no address yet has no GID: sysfs still
-    // names the netdev of GID 0.
-    return first_line_of(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/0", device, p.port_num));
+    // names the netdev of GID 0. An iWARP port's GIDs name none: the
+    // kernel's RDMA netlink does (`rdma link show`).
+    if (std::string n = first_line_of(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/0", device,
+                                                   p.port_num));
+        !n.empty())
+        return n;
+    return kernel::nl::port_netdev(device, p.port_num);
+}
+
+std::string netdev_address(const std::string& netdev)
+{
+    if (netdev.empty())
+        return "";
+    ifaddrs* list = nullptr;
+    if (::getifaddrs(&list) != 0)
+        return "";
+    std::string v4, v6;
+    for (const ifaddrs* a = list; a; a = a->ifa_next) {
+        if (!a->ifa_addr || netdev != a->ifa_name)
+            continue;
+        char text[INET6_ADDRSTRLEN] = {};
+        if (a->ifa_addr->sa_family == AF_INET && v4.empty())
+            v4 = ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
+        else if (a->ifa_addr->sa_family == AF_INET6 && v6.empty()) {
+            const auto* in6 = reinterpret_cast<const sockaddr_in6*>(a->ifa_addr);
+            if (!IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr))  // a link-local one needs a scope rdma_cm is not given
+                v6 = ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+        }
+    }
+    ::freeifaddrs(list);
+    return v4.empty() ? v6 : v4;
 }
 
 std::string netdev_operstate(const std::string& netdev)
@@ -85,7 +118,7 @@ struct Chosen {
 // the fault). A device that cannot be read stops the search there: its own
 // checks name why (a device file this user may not open is not passed over
 // silently). Each device is opened once; the chosen one stays open.
-Chosen device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds, bool connects)
+Chosen device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds, bool connects, ConnectWith with)
 {
     for (const auto& d : verbs::list_devices()) {
         try {
@@ -93,7 +126,7 @@ Chosen device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds,
             const verbs::DeviceSnapshot snap = verbs::snapshot_device(*opened, port, verbs::Detail::tables);
             if (snap.ports.empty())
                 continue;
-            if (connects && !decode::connects_only_through(snap.transport).empty())
+            if (connects && !decode::connects_only_through(snap.transport).empty() && (!with.cm || with.ud))
                 continue;
             const verbs::PortSnapshot& p = snap.ports.front();
             if (p.attr.link_layer != IBV_LINK_LAYER_ETHERNET)
@@ -115,7 +148,7 @@ Chosen resolve(const PreflightSpec& spec, const std::vector<decode::GidKind>& ki
     if (spec.device.empty() && !kinds.empty()) {
         if (spec.opened)
             return {{spec.opened->name, spec.opened->uverbs}, spec.opened};
-        return device_for(spec.port, kinds, spec.connects);
+        return device_for(spec.port, kinds, spec.connects, spec.with);
     }
     if (spec.opened && (spec.device.empty() || spec.device == spec.opened->name))
         return {{spec.opened->name, spec.opened->uverbs}, spec.opened};
@@ -144,7 +177,7 @@ Preflight preflight(const PreflightSpec& spec)
     const verbs::PortSnapshot& port = snap.ports.front();
     const PortState state = port_state_of(dev.name, port);
     if (spec.connects) {
-        f.push_back(check_connect_transport(dev.name, spec.port, snap.transport));
+        f.push_back(check_connect_transport(dev.name, spec.port, snap.transport, spec.with));
         throw_first_failure(f);
         f.push_back(check_port_state(state));
         throw_first_failure(f);
@@ -155,8 +188,9 @@ Preflight preflight(const PreflightSpec& spec)
                                     static_cast<std::uint32_t>(port.attr.gid_tbl_len), state.ethernet));
         throw_first_failure(f);
     }
-    // 4. A client: the source GID against the destination (RoCE addresses by IP).
-    if (spec.destination && state.ethernet) {
+    // 4. A client: the source GID against the destination (RoCE addresses by
+    //    IP; an iWARP port's GIDs are not addresses: rdma_cm routes by IP).
+    if (spec.destination && state.ethernet && decode::connects_only_through(snap.transport).empty()) {
         const verbs::GidChoice choice = verbs::choose_among(gid_candidates(port), spec.gid_index, out.gid_kinds);
         f.push_back(check_gid_kind(dev.name, spec.port, spec.gid_index, gid_entries(port),
                                    choice.found ? std::optional<std::uint32_t>(choice.index) : std::nullopt,

@@ -26,6 +26,9 @@ struct PreflightSpec {
     // iWARP) and the port must be ACTIVE. false: a QP that is not connected
     // needs neither.
     bool connects = true;
+    // How: through rdma_cm (--cm: an iWARP device passes), and whether the
+    // QPs are UD (none on iWARP). host/checks.hpp check_connect_transport.
+    ConnectWith with;
     std::optional<std::uint32_t> gid_index; // -x
     std::optional<int> mtu;                 // --mtu (ibv_mtu)
     std::optional<int> cpu;                 // -c
@@ -54,6 +57,9 @@ Preflight preflight(const PreflightSpec& spec);
 
 // Facts of a port as the checks take them, from a snapshot.
 std::string port_netdev(const std::string& device, const verbs::PortSnapshot& p);
+// The first IPv4 address of `netdev`, else its first IPv6 one that is not
+// link-local (rdma_cm is given no scope); "" when it has none.
+std::string netdev_address(const std::string& netdev);
 std::string netdev_operstate(const std::string& netdev);  // sysfs operstate, "" if unknown
 PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p);
 std::vector<GidEntry> gid_entries(const verbs::PortSnapshot& p);

@@ -341,7 +341,7 @@ Finding check_port_state(const PortState& p)
     return r;
 }
 
-Finding check_connect_transport(const std::string& device, std::uint32_t port, int transport)
+Finding check_connect_transport(const std::string& device, std::uint32_t port, int transport, ConnectWith with)
 {
     Finding r;
     r.id = "device.transport";
@@ -357,19 +357,33 @@ Finding check_connect_transport(const std::string& device, std::uint32_t port, i
         r.summary = where + ": QPs connect with ibv_modify_qp";
         return r;
     }
+    if (with.ud) {
+        r.status = Status::fail;
+        r.summary = fmt::format("{}: {} has {}: path and --transport ud need UD QPs", where, name,
+                                decode::cm_only_carries(transport));
+        r.why = fmt::format("path probes the path with UD messages, and --transport ud makes UD QPs; an {} device "
+                            "makes none",
+                            name);
+        r.fix = fmt::format("run path or --transport ud on an InfiniBand or RoCE device (-d; 'qpscope ports' shows "
+                            "each device's transport); on {} run ping-pong or bw with --cm",
+                            device);
+        return r;
+    }
+    if (with.cm) {
+        r.status = Status::ok;
+        r.summary = fmt::format("{}: QPs connect through {} (--cm)", where, through);
+        return r;
+    }
     r.status = Status::fail;
-    r.summary = fmt::format("{}: qpscope connects QPs with ibv_modify_qp, which {} does not support ({} connects "
-                            "through {})",
-                            where, name, name, through);
-    r.why = fmt::format("ping-pong, bw, qpscope-mesh, qp create --pair (or --to rtr/rts) and doctor's loopback move "
-                        "their QPs to RTR and RTS with ibv_modify_qp and the peer's address; {} QPs are connected "
-                        "by the kernel's connection manager, which qpscope does not drive yet",
+    r.summary = fmt::format("{}: {} QPs connect only through {}: give --cm on both sides", where, name, through);
+    r.why = fmt::format("without --cm, ping-pong, bw, qpscope-mesh, qp create --pair (or --to rtr/rts) and doctor's "
+                        "loopback move their QPs to RTR and RTS with ibv_modify_qp and the peer's address; {} QPs are "
+                        "connected by the kernel's connection manager, which {} drives",
+                        name, through);
+    r.fix = fmt::format("give --cm on both sides (ping-pong, bw, qpscope-mesh; doctor --cm for the loopback), or "
+                        "choose an InfiniBand or RoCE device with -d ('qpscope ports' shows each device's "
+                        "transport); 'qp create --pair' and '--to rtr/rts' cannot connect {} QPs",
                         name);
-    r.fix = fmt::format("choose an InfiniBand or RoCE device with -d ('qpscope ports' shows each device's "
-                        "transport), or a tool that connects through {} (rping, perftest with -R); here 'ports', "
-                        "'qp create' without --pair or --to rtr/rts, 'qp list', 'qp query' and doctor's other "
-                        "checks work",
-                        through);
     return r;
 }
 

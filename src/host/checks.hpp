@@ -91,9 +91,15 @@ Finding check_port_state(const PortState& p);
 // ibv_device transport_type `transport`, named with `port`) the way it does
 // everywhere: ibv_modify_qp to RTR and RTS with the peer's address
 // (ping-pong, bw, qpscope-mesh, qp create --pair or --to rtr/rts, doctor's
-// loopback). Fails, before any network step, on a transport of
-// decode::cm_only_transport_table (iWARP: rdma_cm connects its QPs).
-Finding check_connect_transport(const std::string& device, std::uint32_t port, int transport);
+// loopback). On a transport of decode::cm_only_transport_table (iWARP:
+// rdma_cm connects its QPs) it passes with `cm` (--cm: rdma_cm connects
+// them), and fails, before any network step, without it (naming --cm) or
+// for UD QPs (`ud`: path, --transport ud), which such a transport has not.
+struct ConnectWith {
+    bool cm = false;  // --cm
+    bool ud = false;  // the QPs are UD
+};
+Finding check_connect_transport(const std::string& device, std::uint32_t port, int transport, ConnectWith with = {});
 
 struct GidEntry {
     std::uint32_t index = 0;

@@ -44,6 +44,8 @@ constexpr AttrSpec attr_specs[] = {
     {RDMA_NLDEV_ATTR_DEV_INDEX, "DEV_INDEX", MNL_TYPE_U32},
     {RDMA_NLDEV_ATTR_DEV_NAME, "DEV_NAME", MNL_TYPE_NUL_STRING},
     {RDMA_NLDEV_ATTR_PORT_INDEX, "PORT_INDEX", MNL_TYPE_U32},
+    {RDMA_NLDEV_ATTR_NDEV_INDEX, "NDEV_INDEX", MNL_TYPE_U32},
+    {RDMA_NLDEV_ATTR_NDEV_NAME, "NDEV_NAME", MNL_TYPE_NUL_STRING},
     {RDMA_NLDEV_ATTR_RES_QP, "RES_QP", MNL_TYPE_NESTED},
     {RDMA_NLDEV_ATTR_RES_QP_ENTRY, "RES_QP_ENTRY", MNL_TYPE_NESTED},
     {RDMA_NLDEV_ATTR_RES_LQPN, "RES_LQPN", MNL_TYPE_U32},
@@ -280,6 +282,36 @@ std::string process_name(std::uint32_t pid)
     while (!s.empty() && (s.back() == '\n' || s.back() == '\0'))
         s.pop_back();
     return s;
+}
+
+std::string port_netdev(const std::string& device, std::uint32_t port)
+{
+    try {
+        RdmaNetlink nl;
+        for (const Device& d : list_devices(nl)) {
+            if (d.name != device)
+                continue;
+            std::string found;
+            nl.dump(RDMA_NLDEV_CMD_PORT_GET, d.index, "RDMA_NLDEV_CMD_PORT_GET dump (" + device + ")",
+                    [&](const nlmsghdr* nlh) {
+                        std::optional<std::uint32_t> index;
+                        std::string name;
+                        for_each_message_attr(nlh, nldev_type(RDMA_NLDEV_CMD_PORT_GET), "port message",
+                                              [&](const nlattr* a, std::uint16_t t) {
+                                                  if (t == RDMA_NLDEV_ATTR_PORT_INDEX)
+                                                      index = mnl_attr_get_u32(a);
+                                                  else if (t == RDMA_NLDEV_ATTR_NDEV_NAME)
+                                                      name = mnl_attr_get_str(a);
+                                              });
+                        if (index == port && !name.empty())
+                            found = name;
+                    });
+            return found;
+        }
+    } catch (const std::exception&) {
+        // No netlink here, or a reply we cannot read: the port has no netdev we can name.
+    }
+    return {};
 }
 
 std::vector<Device> list_devices(RdmaNetlink& nl)

@@ -70,6 +70,12 @@ struct Device {
 // Every RDMA device (RDMA_NLDEV_CMD_GET dump).
 std::vector<Device> list_devices(RdmaNetlink& nl);
 
+// The netdev the kernel ties to a port (RDMA_NLDEV_CMD_PORT_GET's NDEV_NAME,
+// as `rdma link show` prints it): an iWARP port's, which sysfs gid_attrs
+// does not name (its GIDs carry no netdev). "" when it has none or the
+// kernel cannot say.
+std::string port_netdev(const std::string& device, std::uint32_t port);
+
 // /proc/PID/comm without its newline; empty when the process is gone.
 std::string process_name(std::uint32_t pid);
 

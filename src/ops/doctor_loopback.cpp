@@ -4,7 +4,6 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <tuple>
 #include <vector>
@@ -12,6 +11,7 @@
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/health/port_checks.hpp"
+#include "src/health/preflight.hpp"
 #include "src/ops/loopback.hpp"
 
 namespace qps::health {
@@ -30,26 +30,7 @@ std::string cm_loopback_address(const verbs::PortSnapshot& p, const std::string&
             if (auto v4 = decode::gid_ipv4(gid))
                 return *v4;
         }
-    if (netdev.empty())
-        return "";
-    ifaddrs* list = nullptr;
-    if (::getifaddrs(&list) != 0)
-        return "";
-    std::string v4, v6;
-    for (const ifaddrs* a = list; a; a = a->ifa_next) {
-        if (!a->ifa_addr || netdev != a->ifa_name)
-            continue;
-        char text[INET6_ADDRSTRLEN] = {};
-        if (a->ifa_addr->sa_family == AF_INET && v4.empty())
-            v4 = ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
-        else if (a->ifa_addr->sa_family == AF_INET6 && v6.empty()) {
-            const auto* in6 = reinterpret_cast<const sockaddr_in6*>(a->ifa_addr);
-            if (!IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr))  // a link-local one needs a scope rdma_cm is not given
-                v6 = ::inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
-        }
-    }
-    ::freeifaddrs(list);
-    return v4.empty() ? v6 : v4;
+    return netdev_address(netdev);
 }
 
 // The P_Key index the knobs ask for, against the port's table as read.

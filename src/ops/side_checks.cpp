@@ -21,6 +21,7 @@ void preflight_link(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
     if (o.mtu)
         spec.mtu = *o.mtu;
     spec.cpu = o.cpu;
+    spec.with = {.cm = o.cm, .ud = o.transport == IBV_QPT_UD};
     spec.memlock_bytes = qps * verbs::registered_bytes(link_setup(o, largest));
     spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
                                     largest);

@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "src/error.hpp"
-#include "src/net/interrupt.hpp"
 #include "src/perf/link_common.hpp"
 
 namespace qps::perf {
@@ -101,14 +100,9 @@ std::string coordinate_crew(CrewThreads& crew, net::PeerWatch& peer, const std::
     const int wait_ms = static_cast<int>(every_second ? std::min<std::int64_t>(200, peer.interval().count())
                                                       : peer.interval().count());
     auto next = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-    bool interrupted = false;
     while (done < n) {
-        // SIGINT/SIGTERM end the crew as the peer's end does: the workers
-        // stop, and the exchange's next wait says it was interrupted.
-        pollfd p[3]{{crew.finished, POLLIN, 0},
-                    {peer_signalled ? -1 : peer.fd(), POLLIN | POLLRDHUP, 0},
-                    {interrupted ? -1 : net::interrupt_fd(), POLLIN, 0}};
-        if (::poll(p, 3, wait_ms) < 0) {
+        pollfd p[2]{{crew.finished, POLLIN, 0}, {peer_signalled ? -1 : peer.fd(), POLLIN | POLLRDHUP, 0}};
+        if (::poll(p, 2, wait_ms) < 0) {
             if (errno == EINTR)
                 continue;
             break;  // cannot watch the socket: end the run rather than hang
@@ -117,10 +111,6 @@ std::string coordinate_crew(CrewThreads& crew, net::PeerWatch& peer, const std::
             std::uint64_t k = 0;
             if (::read(crew.finished, &k, sizeof k) == sizeof k)
                 done += k;
-        }
-        if (!interrupted && net::interrupt_pending()) {
-            interrupted = true;
-            crew.end.raise();
         }
         if (peer_signalled)
             peer.keep_alive();  // this side may still run (bidirectional bw)

@@ -215,9 +215,9 @@ wait
 expect_true "no qpscope process left" bash -c '! pgrep -x qpscope'
 expect_true "nothing of ours left in rdma resource show qp" no_qps_left
 case_ "ping-pong --threads 2 --op read: SIGINT to the server (its workers only wait) ends it with exit 4"
-# The server's workers of a read test park until the crew's end signal:
-# the coordinator raises it on SIGINT, so the server ends at once (it used
-# to wait in poll(-1) until the client's end). The client then loses its
+# The server's workers of a read test park until the crew's end signal,
+# and now for SIGINT beside it, so the server ends at once (it used to wait
+# in poll(-1) until the client's end). The client then loses its
 # peer (exit 3), well within its --timeout of 30 s.
 "$q" --json ping-pong --threads 2 --op read >"$thr_log" 2>&1 &
 thr_server=$!

@@ -250,7 +250,7 @@ TEST_CASE("loopback on iWARP: not run, skipped with the transport's refusal (the
     CHECK(skipped->status == Status::skipped);
     CHECK(skipped->device == "iwp0");
     CHECK(skipped->port == 1u);
-    CHECK(skipped->summary == "not run: iwp0 port 1 (transport: iWARP): qpscope connects QPs with ibv_modify_qp, "
-                              "which iWARP does not support (iWARP connects through rdma_cm)");
-    CHECK(contains(skipped->fix, "InfiniBand or RoCE device"));
+    CHECK(skipped->summary == "not run: iwp0 port 1 (transport: iWARP): iWARP QPs connect only through rdma_cm: "
+                              "give --cm on both sides");
+    CHECK(contains(skipped->fix, "doctor --cm for the loopback"));
 }

@@ -224,18 +224,32 @@ TEST_CASE("transport: iWARP is refused by name before any network step; InfiniBa
     CHECK(iw.cause == Cause::host);
     CHECK(iw.device == "siw0");
     CHECK(iw.port == 2u);
-    CHECK(iw.summary == "siw0 port 2 (transport: iWARP): qpscope connects QPs with ibv_modify_qp, which iWARP "
-                        "does not support (iWARP connects through rdma_cm)");
+    CHECK(iw.summary == "siw0 port 2 (transport: iWARP): iWARP QPs connect only through rdma_cm: give --cm on both "
+                        "sides");
     CHECK(contains(iw.why, "ping-pong, bw, qpscope-mesh, qp create --pair"));
+    CHECK(contains(iw.fix, "give --cm on both sides (ping-pong, bw, qpscope-mesh; doctor --cm for the loopback)"));
     CHECK(contains(iw.fix, "InfiniBand or RoCE device with -d"));
-    CHECK(contains(iw.fix, "rdma_cm (rping, perftest with -R)"));
     CHECK(iw.seen.front().second == "iWARP (1)");
 
     // What a command stops with: one line, naming the device, the port and the transport.
     const std::string line = thrown<qps::OperationError>([&] { throw_first_failure({iw}); });
-    CHECK(line.rfind("siw0 port 2 (transport: iWARP): qpscope connects QPs with ibv_modify_qp", 0) == 0);
-    CHECK(contains(line, "; fix: choose an InfiniBand or RoCE device"));
+    CHECK(line.rfind("siw0 port 2 (transport: iWARP): iWARP QPs connect only through rdma_cm", 0) == 0);
+    CHECK(contains(line, "; fix: give --cm on both sides"));
     CHECK(line.find('\n') == std::string::npos);
+
+    // With --cm rdma_cm connects them: no refusal.
+    const Finding iw_cm = check_connect_transport("siw0", 1, IBV_TRANSPORT_IWARP, {.cm = true});
+    CHECK(iw_cm.status == Status::ok);
+    CHECK(iw_cm.summary == "siw0 port 1 (transport: iWARP): QPs connect through rdma_cm (--cm)");
+    // UD QPs (path, --transport ud): none on iWARP, --cm or not; InfiniBand and RoCE have them.
+    for (const bool cm : {false, true}) {
+        const Finding ud = check_connect_transport("siw0", 1, IBV_TRANSPORT_IWARP, {.cm = cm, .ud = true});
+        CHECK(ud.failed());
+        CHECK(ud.summary == "siw0 port 1 (transport: iWARP): iWARP has RC QPs only, over a TCP stream (no UD): path "
+                            "and --transport ud need UD QPs");
+        CHECK(contains(ud.fix, "on siw0 run ping-pong or bw with --cm"));
+    }
+    CHECK(check_connect_transport("rxe0", 1, IBV_TRANSPORT_IB, {.ud = true}).status == Status::ok);
 
     // Transports without an entry in cm_only_transport_table are not refused here.
     for (const int t :

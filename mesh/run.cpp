@@ -63,6 +63,13 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, cons
     return std::nullopt;
 }
 
+// How long a rank waits for the others in each collective of the start:
+// its own --timeout (rank 0's is not known before its plan arrives).
+StartLimit start_limit(const Run& run)
+{
+    return std::chrono::milliseconds(static_cast<std::int64_t>(run.options.tests.timeout_s * 1000));
+}
+
 // MPI only bootstraps: its few messages go over TCP unless the user
 // chose otherwise, so a fabric too broken to test cannot stop the run.
 void start_mpi(int& argc, char**& argv, Run& run)
@@ -82,8 +89,8 @@ void start_mpi(int& argc, char**& argv, Run& run)
 // (MPI finalized).
 std::optional<int> refuse_start(const Run& run, const std::string& parse_error)
 {
-    int verdict = parse_error.empty() ? -1 : exit_usage;
-    MPI_Bcast(&verdict, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    const int verdict = broadcast_int(parse_error.empty() ? -1 : exit_usage, start_limit(run),
+                                      "the broadcast of rank 0's command-line verdict");
     if (verdict >= 0) {
         if (run.rank == 0 && !parse_error.empty())
             std::cerr << "qpscope-mesh: " << util::escape_text(parse_error) << '\n';
@@ -102,7 +109,8 @@ PairSpec agree_on_plan(Run& run)
     const Json plan = Json::parse(broadcast(run.rank == 0 ? util::json_text(Json{{"tests", to_json(run.options.tests)},
                                                                                   {"pairs", pairs_name(run.options.pairs)},
                                                                                   {"seed", run.options.pairs.seed}})
-                                                          : std::string()));
+                                                          : std::string(),
+                                            start_limit(run)));
     run.options.tests = test_spec_from_json(plan.at("tests"));
     PairSpec pair_spec = parse_pairs(plan.at("pairs").get<std::string>());
     pair_spec.seed = plan.at("seed").get<std::uint64_t>();
@@ -115,7 +123,7 @@ std::optional<Collector> prepare_rounds(Run& run, const PairSpec& pair_spec, con
 {
     const RankInfo mine = local_setup(run.options, static_cast<std::uint32_t>(run.rank), node_local_rank(), parse_error,
                                         run.device);
-    run.ranks = gather_ranks(mine, run.size);
+    run.ranks = gather_ranks(mine, run.size, start_limit(run));
     run.sched = schedule(pair_spec, static_cast<std::uint32_t>(run.size));
     run.timeout =
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.options.tests.timeout_s));
@@ -152,7 +160,7 @@ int run(int argc, char** argv)
     const PairSpec pair_spec = agree_on_plan(run);
     std::optional<Collector> collector = prepare_rounds(run, pair_spec, parse_error);
     const bool show_progress = run.rank == 0 && !run.options.quiet && ::isatty(STDERR_FILENO);
-    MPI_Barrier(MPI_COMM_WORLD);
+    barrier(start_limit(run), "the barrier before the first round");
 
     return run_rounds(run, collector, show_progress);
 }

@@ -5,6 +5,7 @@
 // of the job is gone.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -21,10 +22,24 @@ int world_size();
 // The rank's index among the ranks of its node (for --per-device).
 int node_local_rank();
 
+// The start's collectives are MPI's non-blocking ones, each waited for at
+// most `limit` (the rank's --timeout) from when this rank enters it: a
+// rank that died, hung or was stopped before its set-up ended would
+// otherwise hold every other rank in MPI_Bcast for ever. Past the limit
+// the rank says so on stderr and leaves with exit 3 (on SIGINT/SIGTERM:
+// exit 4), without MPI_Finalize, which would wait for the lost rank too:
+//   "qpscope-mesh: rank 0: start-up: not every rank took part in the
+//    broadcast of rank 0's plan within 30 s: a rank died, hung or was
+//    stopped before its set-up ended"
+using StartLimit = std::chrono::milliseconds;
+// Rank 0's `value` on every rank.
+int broadcast_int(int value, StartLimit limit, const char* what);
 // Rank 0's `text` on every rank.
-std::string broadcast(const std::string& text);
+std::string broadcast(const std::string& text, StartLimit limit);
 // Every rank's record, in rank order.
-std::vector<RankInfo> gather_ranks(const RankInfo& mine, int n);
+std::vector<RankInfo> gather_ranks(const RankInfo& mine, int n, StartLimit limit);
+// Every rank got here.
+void barrier(StartLimit limit, const char* what);
 
 // Ends a rank that cannot finalize (a rank of the job is gone): what was
 // written is flushed, MPI is left as it is.

@@ -112,4 +112,35 @@ rank0_lost KILL
 case_ "rank 0 SIGSTOPped under --enable-recovery: the same, and no survivor waits in MPI for it"
 rank0_lost STOP
 
-mesh_done
+# The start's collectives (rank 0's verdict and plan, the ranks' records,
+# the barrier) are MPI's non-blocking ones, each bounded by the rank's
+# --timeout (mesh/world.hpp): a rank hung or stopped before its set-up
+# ended used to hold every other rank in MPI_Bcast or MPI_Allgather for
+# ever. Rank 2 hangs in its set-up, deterministically: strace holds its
+# open of the device file 120 s (after MPI_Init, before the records'
+# exchange); the other ranks wait in that exchange, each for its --timeout.
+case_ "a rank hung in its set-up (its device's open held 120 s): every other rank ends within its --timeout, naming the start-up"
+rm -f "$_scratch/s.json"
+start=$SECONDS
+mpi --enable-recovery -np 2 "$mesh" "${faults_run[@]}" -o "$_scratch/s.json" : \
+  -np 1 strace -f -o /dev/null -P /dev/infiniband/uverbs0 -e trace=openat -e inject=openat:delay_enter=120000000 \
+  "$mesh" "${faults_run[@]}" >"$_scratch/s.out" 2>&1 &
+job=$!
+others_gone() {  # only rank 2 (under strace) is left
+  local p
+  for p in $(pgrep -x qpscope-mesh); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=2" || return 1
+  done
+}
+sleep 2  # the ranks start (polled below: the bound is what is measured)
+eventually $((tmo + 60)) others_gone
+ended=$SECONDS
+pkill -9 -x strace 2>/dev/null
+for p in $(pgrep -x qpscope-mesh); do kill -9 "$p" 2>/dev/null; done
+wait "$job"
+out=$(cat "$_scratch/s.out"); err=""
+expect_true "ranks 0 and 1 ended $((ended - start)) s after the start (their --timeout: $tmo s; <= $((tmo + 30)) with MPI's start)" \
+  test $((ended - start)) -le $((tmo + 30))
+for ((r = 0; r < 2; r++)); do
+  expect_out_has "qpscope-mesh: rank $r: start-up: not every rank took part in the exchange of the ranks' set-up records within $tmo s (--timeout)"
+done

@@ -240,8 +240,6 @@ Channel Channel::connect(const std::string& host, std::uint16_t port, millisecon
                                            milliseconds(1))));
         } catch (const TimeoutError&) {
             throw;
-        } catch (const UsageError&) {
-            throw;
         } catch (const Interrupted&) {
             throw;
         } catch (const SystemError&) {

@@ -104,6 +104,24 @@ int report_error(bool json, const std::string& command, std::string_view kind, c
 
 int aborted_run_exit_code() { return net::interrupt_pending() ? exit_interrupted : exit_timeout; }
 
+namespace {
+
+// A failure that came after SIGINT/SIGTERM is the interrupt's doing (a
+// wait that ended early, a system call that returned EINTR): named as the
+// interrupt, with what it ended, exit 4.
+int report_failure(bool json, const std::string& command, std::string_view kind, const std::string& message,
+                   int code)
+{
+    if (!net::interrupt_pending())
+        return report_error(json, command, kind, message, code);
+    const std::string reason = net::interrupt_reason();
+    return report_error(json, command, "interrupted",
+                        message.rfind(reason, 0) == 0 ? message : fmt::format("{}: {}", reason, message),
+                        exit_interrupted);
+}
+
+}  // namespace
+
 int run(int argc, char** argv)
 {
     CLI::App app;
@@ -117,7 +135,17 @@ int run(int argc, char** argv)
         command = typed_command(model, words);
         // A mistyped command or option is named with the closest valid one.
         check_typed_words(model, words);
+        // Every command: SIGINT/SIGTERM end any wait (net/deadline_io) and
+        // the command with exit 4; a second signal kills as usual.
+        net::install_interrupt_handlers();
         app.parse(argc, argv);
+        if (net::interrupt_pending()) {
+            // The command finished its work before it looked: what it
+            // printed is whole; the exit code still says it was interrupted.
+            if (!global.quiet)
+                std::cerr << "qpscope: " << net::interrupt_reason() << " (the output above is complete)\n";
+            return exit_interrupted;
+        }
         return exit_ok;
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
@@ -126,19 +154,19 @@ int run(int argc, char** argv)
     } catch (const CLI::CallForVersion& e) {
         return app.exit(e);
     } catch (const ReportedFailure& e) {
-        return e.exit_code;
+        return net::interrupt_pending() ? exit_interrupted : e.exit_code;
     } catch (const CLI::ParseError& e) {
         return report_error(json, command, "usage", e.what(), exit_usage);
     } catch (const UsageError& e) {
         return report_error(json, command, "usage", e.what(), exit_usage);
     } catch (const TimeoutError& e) {
-        return report_error(json, command, "timeout", e.what(), exit_timeout);
+        return report_failure(json, command, "timeout", e.what(), exit_timeout);
     } catch (const net::Interrupted& e) {
         return report_error(json, command, "interrupted", e.what(), exit_interrupted);
     } catch (const OperationError& e) {
-        return report_error(json, command, "failed", e.what(), exit_failed);
+        return report_failure(json, command, "failed", e.what(), exit_failed);
     } catch (const std::exception& e) {
-        return report_error(json, command, "failed", fmt::format("internal error: {}", e.what()), exit_failed);
+        return report_failure(json, command, "failed", fmt::format("internal error: {}", e.what()), exit_failed);
     }
 }
 

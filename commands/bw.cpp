@@ -9,7 +9,6 @@
 #include "commands/link_flags.hpp"
 #include "formatters/bandwidth.hpp"
 #include "src/error.hpp"
-#include "src/net/interrupt.hpp"
 #include "src/ops/bw.hpp"
 
 namespace qps::cli {
@@ -65,7 +64,6 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
         o.window_ms = b->window_ms;
         o.unit = b->unit;
         perf::check_bw_options(o);
-        net::install_interrupt_handlers();  // Ctrl-C ends any wait with a message
 
         // A live line on a terminal, replaced in place, cleared after each size
         // (not a line of its own, so not through global.info; none under --quiet).

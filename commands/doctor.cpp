@@ -9,7 +9,6 @@
 #include "commands/emit.hpp"
 #include "formatters/doctor.hpp"
 #include "src/error.hpp"
-#include "src/net/interrupt.hpp"
 #include "src/ops/doctor.hpp"
 #include "src/util/outside_bytes.hpp"
 
@@ -85,7 +84,6 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
             if (show_progress)
                 global.info("doctor: " + what);  // none under --quiet
         };
-        net::install_interrupt_handlers();  // Ctrl-C / SIGTERM: the findings so far, exit 4
         const health::DoctorReport report = health::run_doctor(o);
         if (global.quiet && !global.json) {
             for (const auto& line : fmt_out::doctor_failure_lines(report, f->strict))

@@ -15,6 +15,7 @@
 #include "formatters/explain.hpp"
 #include "src/error.hpp"
 #include "src/explain/log.hpp"
+#include "src/net/interrupt.hpp"
 #include "src/explain/topics.hpp"
 
 namespace qps::cli {
@@ -59,7 +60,10 @@ void explain_text(const ExplainFlags& f, const GlobalOptions& global)
         std::istringstream in(joined);
         report = explain::explain_log(in);
     } else if (f.log == "-") {
+        // A pipe can stay open: SIGINT/SIGTERM end the read (EINTR, no
+        // SA_RESTART) with the lines read so far, exit 4.
         report = explain::explain_log(std::cin);
+        report.interrupted = net::interrupt_pending();
     } else {
         std::ifstream in(f.log);
         if (!in)
@@ -67,6 +71,8 @@ void explain_text(const ExplainFlags& f, const GlobalOptions& global)
         report = explain::explain_log(in);
     }
     emit(global, "explain", [&](fmt_out::Printer& p) { fmt_out::render_explain_log(report, p); });
+    if (report.interrupted)
+        throw ReportedFailure{exit_interrupted};
     if (report.attributed_lines() == 0 || !report.all_decoded())
         throw ReportedFailure{exit_failed};
 }

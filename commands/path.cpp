@@ -12,7 +12,6 @@
 #include "formatters/path.hpp"
 #include "src/decode/tos.hpp"
 #include "src/error.hpp"
-#include "src/net/interrupt.hpp"
 #include "src/ops/path.hpp"
 #include "src/util/outside_bytes.hpp"
 
@@ -85,7 +84,6 @@ void register_path(CLI::App& app, const GlobalOptions& global)
                     throw UsageError(fmt::format("{} is the client's to set: the server adopts the client's "
                                                  "parameters (give it with HOST)",
                                                  name));
-        net::install_interrupt_handlers();  // Ctrl-C ends any wait with a message
         const bool show_progress = ::isatty(STDERR_FILENO) && !global.json;
         o.progress = [&](const std::string& what) {
             if (show_progress)

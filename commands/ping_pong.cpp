@@ -9,7 +9,6 @@
 #include "formatters/latency.hpp"
 #include "src/error.hpp"
 #include "src/exit_code.hpp"
-#include "src/net/interrupt.hpp"
 #include "src/ops/ping_pong.hpp"
 
 namespace qps::cli {
@@ -28,7 +27,6 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
         to_link_options(cmd, *f, o);
         o.histogram_rows = *histogram ? 20 : 0;
         perf::check_combination(o);
-        net::install_interrupt_handlers();  // Ctrl-C ends any wait with a message
 
         const bool show_progress = ::isatty(STDERR_FILENO) && !global.json && o.sizes.size() > 1;
         const auto report = perf::run_ping_pong(o, [&](const report::SizeResult& s) {

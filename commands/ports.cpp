@@ -66,7 +66,6 @@ void watch(const verbs::Filter& filter, Format format, const PortsOptions& o, co
     wo.count = o.count;
     const bool redraw = format == Format::table && ::isatty(STDOUT_FILENO);
     const fmt_out::PrinterOptions text = global.printer();
-    net::install_interrupt_handlers();  // Ctrl-C / SIGTERM end the watch, exit 0
     report::run_watch(
         wo, [&] { return report::build_ports_report(verbs::snapshot_devices(filter, verbs::Detail::counters)); },
         [&](const report::WatchSample& sample) {
@@ -79,6 +78,7 @@ void watch(const verbs::Filter& filter, Format format, const PortsOptions& o, co
             print_document(*fmt_out::make_printer(text, screen), "ports --watch", render);
             std::cout << fmt_out::terminal_frame(screen.str()) << std::flush;
         });
+    net::clear_interrupt();  // Ctrl-C / SIGTERM end the watch: its normal end, exit 0
 }
 
 }  // namespace

@@ -101,6 +101,9 @@ void render_explain_log(const explain::LogReport& r, Printer& p)
     p.note(fmt::format("{} line{}, {} with values ({} value{}), {} attributed to nothing", r.lines.size(),
                        r.lines.size() == 1 ? "" : "s", r.attributed_lines(), r.values(), r.values() == 1 ? "" : "s",
                        unattributed));
+    p.datum("interrupted", r.interrupted);
+    if (r.interrupted)
+        p.note("interrupted: the lines read before it (exit 4)");
 }
 
 void render_explain_topics(Printer& p)

@@ -4,7 +4,6 @@
 #include "commands/option_values.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
-#include "src/net/interrupt.hpp"
 #include "src/ops/qp_list.hpp"
 #include "src/qp/options.hpp"
 
@@ -48,8 +47,6 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
         f.pid = o->pid;
         f.held_only = o->held_only;
         f.stalled_s = o->stalled;
-        if (f.stalled_s > 0)
-            net::install_interrupt_handlers();  // Ctrl-C / SIGTERM: what was read so far, exit 4
         const qp::QpListing listing = qp::list_qps(f);
         emit(global, "qp list", [&](fmt_out::Printer& p) { fmt_out::render_kernel_qps(listing, p); });
         if (listing.notes.interrupted)

@@ -50,6 +50,7 @@ struct LogLine {
 
 struct LogReport {
     std::vector<LogLine> lines;  // every non-blank line, in order
+    bool interrupted = false;    // SIGINT/SIGTERM ended the reading: the lines read so far
     std::size_t attributed_lines() const;
     std::size_t values() const;
     bool all_decoded() const;    // every value found was decoded

@@ -112,6 +112,18 @@ bool sleep_unless_interrupted(std::chrono::steady_clock::time_point until)
     }
 }
 
+InterruptSetAside::InterruptSetAside() noexcept : signal_(pending_signal.load())
+{
+    if (signal_ >= 0)
+        clear_interrupt();
+}
+
+InterruptSetAside::~InterruptSetAside()
+{
+    if (signal_ >= 0)
+        request_interrupt(signal_);  // a newer one, if any, stays first
+}
+
 void throw_if_interrupted(const std::string& doing)
 {
     const int s = pending_signal.load();

@@ -39,4 +39,18 @@ std::string interrupt_reason();
 // reports what it read so far.
 bool sleep_unless_interrupted(std::chrono::steady_clock::time_point until);
 
+// Sets a pending interrupt aside for a cleanup that must run whole (its
+// own waits bounded): waits in this scope do not end at it; it is pending
+// again when the scope ends. A second SIGINT still kills (SA_RESETHAND).
+class InterruptSetAside {
+public:
+    InterruptSetAside() noexcept;
+    ~InterruptSetAside();
+    InterruptSetAside(const InterruptSetAside&) = delete;
+    InterruptSetAside& operator=(const InterruptSetAside&) = delete;
+
+private:
+    int signal_;  // -1: none was pending
+};
+
 }  // namespace qps::net

@@ -34,6 +34,7 @@ public:
 
     // A destroy left no QP: the holder exits after its reply.
     bool none_left() const { return none_left_; }
+    bool empty() const { return qps_.empty(); }
     // Every QP (with its MR, buffer and CQ), then every PD and context.
     void release();
 

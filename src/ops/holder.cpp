@@ -38,6 +38,7 @@ public:
 private:
     Json dispatch(const Json& req);
     void serve(int client);
+    void undo_create(std::uint32_t qpn);
 
     HolderOptions options_;
     HeldQps held_;
@@ -66,6 +67,7 @@ void Holder::serve(int client)
     ucred cred{};
     socklen_t len = sizeof cred;
     Json reply;
+    std::uint32_t created = 0;  // a QP this request created: undone unless its client takes the reply
     try {
         if (::getsockopt(client, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
             throw SystemError("getsockopt(SO_PEERCRED)", errno);
@@ -74,15 +76,33 @@ void Holder::serve(int client)
                                          ::getuid(), cred.uid));
         const Json req = receive_message(client);
         reply = Json{{"ok", true}, {"result", dispatch(req)}};
+        if (req.value("op", "") == "create")
+            created = reply["result"].value("qpn", std::uint32_t{0});
     } catch (const UsageError& e) {
         reply = Json{{"ok", false}, {"error", Json{{"kind", "usage"}, {"message", e.what()}}}};
     } catch (const std::exception& e) {
         reply = Json{{"ok", false}, {"error", Json{{"kind", "failed"}, {"message", e.what()}}}};
     }
+    bool taken = false;
     try {
         send_message(client, reply);
+        taken = created == 0 || receive_acknowledgement(client);
     } catch (const std::exception& e) {
         fmt::print(stderr, "qpscope holder: reply lost: {}\n", e.what());
+    }
+    if (created != 0 && !taken)
+        undo_create(created);
+}
+
+void Holder::undo_create(std::uint32_t qpn)
+{
+    try {
+        held_.destroy(Json{{"qpn", qpn}});
+        fmt::print(stderr, "qpscope holder: QP {:#x} destroyed: its client left before taking the reply "
+                           "(interrupted)\n",
+                   qpn);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "qpscope holder: QP {:#x}, whose client left, could not be destroyed: {}\n", qpn, e.what());
     }
 }
 
@@ -120,6 +140,13 @@ int Holder::run()
     while (!stop_requested && !held_.none_left()) {
         if (std::chrono::steady_clock::now() - last_request > options_.idle) {
             fmt::print(stderr, "qpscope holder: idle for {} s, exiting\n", options_.idle.count());
+            break;
+        }
+        // Started, but its first create never came (the client was
+        // interrupted first): nothing to hold, nothing to wait for.
+        if (held_.empty() && std::chrono::steady_clock::now() - last_request > io_timeout) {
+            fmt::print(stderr, "qpscope holder: holding nothing for {} s, exiting\n",
+                       std::chrono::duration_cast<std::chrono::seconds>(io_timeout).count());
             break;
         }
         pollfd p{listener, POLLIN, 0};

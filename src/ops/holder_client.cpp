@@ -7,10 +7,10 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 #include "src/error.hpp"
+#include "src/net/deadline_io.hpp"
 #include "src/util/fd.hpp"
 
 namespace qps::qp {
@@ -43,7 +43,7 @@ int try_connect(const std::string& path, std::chrono::steady_clock::time_point d
             errno = err;
             return -1;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        net::sleep_until(net::IoClock::now() + std::chrono::milliseconds(20), "connecting to the holder");
     }
 }
 
@@ -101,7 +101,7 @@ int start_holder(const std::string& dir, std::chrono::seconds idle)
         int fd = try_connect(path, deadline);
         if (fd >= 0)
             return fd;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        net::sleep_until(net::IoClock::now() + std::chrono::milliseconds(20), "waiting for the holder to start");
     }
     const std::string why = last_log_line(dir);
     throw OperationError(fmt::format("the holder did not start within 10 s{}", why.empty() ? "" : ": " + why));
@@ -149,7 +149,11 @@ Json holder_call(const std::string& op, Json args, const ClientOptions& options)
     Json reply;
     try {
         send_message(fd.get(), args);
-        reply = receive_message(fd.get(), wait);
+        try {
+            reply = receive_message(fd.get(), wait);
+        } catch (const net::Interrupted& e) {
+            throw InterruptedAfterRequest(e.what(), e.signal);
+        }
     } catch (const TimeoutError&) {
         const pid_t pid = peer_pid(fd.get());
         throw TimeoutError(fmt::format("the holder{} did not answer the {} request within {} s: it is stopped or hung, "
@@ -158,8 +162,11 @@ Json holder_call(const std::string& op, Json args, const ClientOptions& options)
                                        std::chrono::duration_cast<std::chrono::seconds>(wait).count(),
                                        pid ? std::to_string(pid) : std::string("it")));
     }
-    if (reply.value("ok", false))
+    if (reply.value("ok", false)) {
+        if (op == "create")  // taken: the holder keeps the QP (else it undoes the create)
+            send_acknowledgement(fd.get());
         return reply.value("result", Json::object());
+    }
     const Json err = reply.value("error", Json::object());
     const std::string message = err.value("message", "the holder refused the request");
     if (err.value("kind", "") == "usage")

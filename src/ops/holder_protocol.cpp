@@ -65,6 +65,19 @@ Json receive_message(int fd, std::chrono::milliseconds timeout)
     return j;
 }
 
+void send_acknowledgement(int fd)
+{
+    write_all(fd, {&create_acknowledged, 1}, net::IoClock::now() + io_timeout);
+}
+
+bool receive_acknowledgement(int fd)
+{
+    char byte = 0;
+    const net::Transfer t = net::receive_until(fd, &byte, 1, net::IoClock::now() + io_timeout, "holder client",
+                                               "waiting for the client's acknowledgement");
+    return t.end == net::IoEnd::done && byte == create_acknowledged;
+}
+
 std::string holder_dir()
 {
     if (const char* d = std::getenv("QPSCOPE_HOLDER_DIR"); d && *d)

@@ -6,6 +6,7 @@
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/health/preflight.hpp"
+#include "src/net/interrupt.hpp"
 #include "src/ops/holder_client.hpp"
 #include "src/qp/plan.hpp"
 #include "src/verbs/gid_choice.hpp"
@@ -89,8 +90,16 @@ CreateOutcome create_qps(const CreateSpec& spec)
     const int count = spec.pair ? 2 : 1;
     std::vector<Json> created;
     try {
-        for (int i = 0; i < count; ++i)
-            created.push_back(holder_call("create", to_json(spec.create), start));
+        for (int i = 0; i < count; ++i) {
+            try {
+                created.push_back(holder_call("create", to_json(spec.create), start));
+            } catch (const InterruptedAfterRequest& e) {
+                throw InterruptedAfterRequest(
+                    fmt::format("{} (it had the request: it creates the QP and, its reply not taken, destroys it)",
+                                e.what()),
+                    e.signal);
+            }
+        }
 
         if (spec.target != IBV_QPS_RESET) {
             const std::string device = created[0].at("device").get<std::string>();
@@ -117,8 +126,10 @@ CreateOutcome create_qps(const CreateSpec& spec)
         for (const Json& c : created)
             out.qps.push_back(report::build_qp_report(holder_call("query", Json{{"qpn", c.at("qpn")}})));
     } catch (...) {
-        // A failed create leaves nothing behind: destroy what it made (the
-        // holder exits when that was all it held).
+        // A failed or interrupted create leaves nothing behind: destroy what
+        // it made (the holder exits when that was all it held), an interrupt
+        // set aside until that is done.
+        const net::InterruptSetAside aside;
         for (const Json& c : created) {
             try {
                 holder_call("destroy", Json{{"qpn", c.at("qpn")}});
@@ -155,6 +166,8 @@ std::optional<report::QpReport> query_held(std::uint32_t qpn)
     } catch (const UsageError&) {  // not held by this holder
         return std::nullopt;
     } catch (const TimeoutError&) {  // a holder that is stopped or hung: not "not held"
+        throw;
+    } catch (const net::Interrupted&) {
         throw;
     } catch (const OperationError&) {  // no holder
         return std::nullopt;
@@ -202,7 +215,18 @@ PostOutcome post_qp(const PostSpec& spec)
         req["compare_add"] = r.compare_add;
         req["swap"] = r.swap;
     }
-    const Json result = holder_call("post", req);
+    Json result;
+    try {
+        result = holder_call("post", req);
+    } catch (const InterruptedAfterRequest& e) {
+        // The work request is the QP's now: the holder keeps waiting for its
+        // completion, within the bound it was given, and keeps the QP.
+        throw InterruptedAfterRequest(fmt::format("{} (it had the request: it posts the {} on QP {:#x}, waits at most "
+                                                  "{} ms for its completion and keeps the QP; 'qpscope qp query {:#x}' "
+                                                  "shows its state)",
+                                                  e.what(), out.operation, spec.qpn, out.wait.count(), spec.qpn),
+                                      e.signal);
+    }
     out.waited_ms = result.value("waited_ms", 0.0);
     out.timed_out = result.value("timed_out", false);
     if (result.contains("completion"))

@@ -264,3 +264,76 @@ expect_rc 0
 sleep 4
 expect_true "holder gone after its idle timeout" bash -c '! pgrep -x qpscope-holder'
 expect_true "its QP released" test "$(non_gsi_qps)" = 0
+
+# SIGINT/SIGTERM in the commands that wait on the holder (issue 39): exit 4,
+# and the holder never keeps a QP that nobody was told of. Orders of events:
+# the signal goes once the command waits for the holder's reply (in poll).
+holder_log=${QPSCOPE_HOLDER_DIR:-/tmp/qpscope-0}/holder.log
+waits_in_poll() { case $(cat "/proc/$1/wchan" 2>/dev/null) in *poll*) return 0 ;; esac; return 1; }
+# interrupt_waiting SIGNAL CMD...: CMD in the background, SIGNAL once it
+# waits in poll (60 s at most), then its end (60 s); $out, $err, $rc.
+interrupt_waiting() {
+  local sig=$1 pid; shift
+  "$@" >"$_scratch/out" 2>"$_scratch/err" &
+  pid=$!
+  eventually 60 waits_in_poll "$pid" || bad "$* did not wait for the holder within 60 s"
+  kill -"$sig" "$pid"
+  eventually 60 _not_running "$pid" || kill -9 "$pid"
+  wait "$pid"; rc=$?
+  _read_file out "$_scratch/out"
+  _read_file err "$_scratch/err"
+}
+
+case_ "SIGINT in qp create (no -d) while its holder is stopped: exit 4; resumed, the holder destroys the QP nobody took"
+run "$q" --json qp create
+expect_rc 0
+kept=$(jqo '.qps[0].qpn.raw')
+holder=$(pgrep -x qpscope-holder)
+kill -STOP "$holder"
+interrupt_waiting INT "$q" --json qp create
+kill -CONT "$holder"
+expect_rc 4
+expect_true "the error says interrupted, waiting for the holder, which undoes the create (got: $(jqo '.error.message' | cut -c1-160))" \
+  test "$(jqo '.error.kind')/$(jqo '.error.message | startswith("interrupted by SIGINT while waiting for the holder (it had the request: it creates the QP and, its reply not taken, destroys it)")')" = "interrupted/true"
+eventually 30 grep -q "destroyed: its client left before taking the reply" "$holder_log" ||
+  bad "the holder did not undo the create whose client left (log: $(tail -2 "$holder_log"))"
+run "$q" --json qp list --held
+expect_true "the holder keeps only the QP made before ($kept)" test "$(jqo '[.qps[].qpn.raw] | join(",")')" = "$kept"
+expect_true "rdma res: one QP of ours" test "$(non_gsi_qps)" = 1
+
+case_ "SIGTERM in qp post while the holder waits for a completion that a dead peer delays: exit 4, the holder keeps serving"
+run "$q" --json qp create -d rxe0 --pair --timeout 18 --retry-cnt 7
+expect_rc 0
+A3=$(jqo '.qps[0].qpn.raw'); B3=$(jqo '.qps[1].qpn.raw')
+run "$q" qp destroy "$B3"
+expect_rc 0
+# About 8 retries of 1 s each before RETRY_EXC_ERR: the post waits for them.
+lost_before=$(grep -c "reply lost" "$holder_log")
+interrupt_waiting TERM "$q" --json qp post "$A3" --op send --wait 20000
+expect_rc 4
+expect_true "interrupted by SIGTERM, the send posted on $A3, the holder's bound named (got: $(jqo '.error.message' | cut -c1-160))" \
+  jq_true '.error.kind == "interrupted" and (.error.message | test("^interrupted by SIGTERM while waiting for the holder \\(it had the request: it posts the send on QP 0x[0-9a-f]+, waits at most [0-9]+ ms"))' <<<"$out"
+# The holder serves one request at a time: it answers once the post's own
+# wait has ended (the completion came, or the bound passed) and the reply
+# found nobody.
+lost_more() { [ "$(grep -c "reply lost" "$holder_log")" -gt "$lost_before" ]; }
+eventually 60 lost_more || bad "the holder's post did not end within 60 s"
+run "$q" --json qp query "$A3"
+expect_rc 0
+expect_true "the holder answers; its QP $A3 is there" test "$(jqo '.qp.qpn.raw')" = "$A3"
+run "$q" --json qp destroy --all
+expect_rc 0
+eventually 30 bash -c '! pgrep -x qpscope-holder' || bad "the holder did not exit after destroy --all"
+expect_true "nothing left: no QP of ours in rdma res" test "$(non_gsi_qps)" = 0
+
+case_ "a holder whose first create never came (its qp create interrupted at the start) exits holding nothing, after 10 s"
+# The holder as qp create starts it, given no request.
+mkdir -m 700 "$_scratch/hold"
+"$q" __holder --dir "$_scratch/hold" --idle 600 2>"$_scratch/hold/holder.log" &
+lone=$!
+start=$SECONDS
+eventually 60 _not_running "$lone" || { kill "$lone"; bad "the holder kept waiting with nothing to hold"; }
+wait "$lone"; lone_rc=$?
+expect_true "it exits 0 after 10 s or more, and says why (exit $lone_rc after $((SECONDS - start)) s)" \
+  test "$lone_rc" = 0 -a $((SECONDS - start)) -ge 10
+expect_true "its log line names it" grep -q "holding nothing for 10 s, exiting" "$_scratch/hold/holder.log"

@@ -230,3 +230,28 @@ expect_true "interrupted, stalled_s under 30 (got $(jq -c '[.interrupted, .stall
 run_interrupted INT "$q" qp list --stalled 30
 expect_rc 4
 expect_out_has "interrupted after"
+
+# cm list has no wait of its own: one netlink dump. strace holds its
+# request 4 s (the dump as slow as a loaded kernel's), and SIGTERM comes
+# while it is held (the tracee in its tracing stop; --seccomp-bpf stops it at
+# sendto only). Whichever way the command then ends (the dump done, or a
+# call that returned EINTR), it exits 4 and says it was interrupted.
+case_ "SIGTERM in cm list (no -d, and -d rxe0) while its netlink dump is held: exit 4, named as interrupted"
+in_tracing_stop() { grep -q '^State:.*tracing stop' "/proc/$1/status" 2>/dev/null; }
+for dev in "" "-d rxe0"; do
+  # shellcheck disable=SC2086 # $dev: no word or two
+  strace -f --seccomp-bpf -o /dev/null -e trace=sendto -e inject=sendto:delay_enter=4000000:when=1 \
+    "$q" --json cm list $dev >"$_scratch/out" 2>"$_scratch/err" &
+  tracer=$!
+  eventually 30 pgrep -P "$tracer" -x qpscope >/dev/null || bad "cm list did not start under strace within 30 s"
+  lister=$(pgrep -P "$tracer" -x qpscope)
+  eventually 30 in_tracing_stop "$lister" || bad "cm list's sendto was not held within 30 s"
+  kill -TERM "$lister"
+  eventually 60 _not_running "$tracer" || kill -9 "$tracer" "$lister"
+  wait "$tracer"; rc=$?
+  _read_file out "$_scratch/out"; _read_file err "$_scratch/err"
+  expect_true "cm list ${dev:-without -d}: exit 4 (got $rc)" test "$rc" = 4
+  expect_true "cm list ${dev:-without -d}: its list and 'interrupted by SIGTERM' on stderr, or an error of kind interrupted" \
+    bash -c 'grep -q "interrupted by SIGTERM (the output above is complete)" <<<"$2" && jq -e ".cm_ids | type == \"array\"" <<<"$1" >/dev/null ||
+      jq -e ".error.kind == \"interrupted\"" <<<"$1" >/dev/null' _ "$out" "$err"
+done

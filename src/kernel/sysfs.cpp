@@ -118,6 +118,16 @@ std::optional<std::vector<int>> parse_cpu_list(const std::string& text)
     return out;
 }
 
+std::optional<std::uint64_t> read_port_counter(const std::string& device, std::uint32_t port,
+                                               const std::string& subdir, const std::string& name,
+                                               const std::string& root)
+{
+    std::string text;
+    if (read_small_file(fmt::format("{}/{}/ports/{}/{}/{}", root, device, port, subdir, name), text) != 0)
+        return std::nullopt;
+    return parse_counter(text);
+}
+
 std::vector<int> device_local_cpus(const std::string& device, const std::string& root)
 {
     std::string text;

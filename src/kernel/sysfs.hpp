@@ -24,6 +24,10 @@ struct CounterSet {
 // `root` is replaceable for tests.
 CounterSet read_port_counters(const std::string& device, std::uint32_t port, const std::string& subdir,
                               const std::string& root = "/sys/class/infiniband");
+// One counter file of that directory (nullopt: absent or unreadable).
+std::optional<std::uint64_t> read_port_counter(const std::string& device, std::uint32_t port,
+                                               const std::string& subdir, const std::string& name,
+                                               const std::string& root = "/sys/class/infiniband");
 
 // A port's packets, each way: rxe's hw_counters sent_pkts and rcvd_pkts,
 // else the standard counters port_xmit_packets and port_rcv_packets

@@ -185,13 +185,15 @@ PathRoundTrip round_trip(perf::UdProbe& probe, net::Exchange& ex, const PathOpti
     probe.top_up_receives(o.pings + 1);
     ex.ready();  // both sides' receives are posted
     if (!client) {
-        probe.echo_until(ex.channel().fd(), ping_wait * (o.pings + 1) + o.timeout);
+        probe.echo_until(ex.channel().fd(), ping_wait * (o.pings + 1) + o.timeout, o.timeout);
         ex.ready(o.timeout);
         return rt;  // the client's figures come with its results
     }
     perf::Pings p = probe.ping(o.pings, ping_wait, pings_give_up);
     ex.announce_ready();
-    ex.await_ready(o.timeout);
+    // The server's last answer may still be trying to leave for the
+    // server's --timeout, and then it says why: that bound, then this one.
+    ex.await_ready(ex.peer_timeout() + o.timeout);
     rt.sent = p.sent;
     rt.answered = p.answered;
     rt.stopped = p.stopped;
@@ -381,21 +383,30 @@ PathReport run_path(const PathOptions& given)
     const SideCounters before = read_counters(res.device_name(), o.port);
     PathReport r = path_header(o, ex, res);
 
-    // 2. The round trip, then each direction, the client's first.
-    perf::UdProbe probe(res);
-    say(fmt::format("round trip: {} pings", o.pings));
-    r.rtt = round_trip(probe, ex, o, client);
-    for (const bool sending : {client, !client}) {
-        say(sending ? "sending the MTU sweep and the loss burst" : "receiving the peer's MTU sweep and loss burst");
-        PathDirection d = one_direction(probe, ex, o, res, sending, drain_wait);
-        d.name = sending ? fmt::format("here -> {}", r.peer_host) : fmt::format("{} -> here", r.peer_host);
-        (sending ? r.out : r.in) = std::move(d);
-    }
+    // A step of this side's own that fails (its probes that cannot leave,
+    // a completion in error, an interrupt) is told to the peer before this
+    // side leaves, so the peer names it instead of a silent peer. A peer's
+    // own word, or its silence, ends the exchange with nothing to tell.
+    try {
+        // 2. The round trip, then each direction, the client's first.
+        perf::UdProbe probe(res, o.port);
+        say(fmt::format("round trip: {} pings", o.pings));
+        r.rtt = round_trip(probe, ex, o, client);
+        for (const bool sending : {client, !client}) {
+            say(sending ? "sending the MTU sweep and the loss burst" : "receiving the peer's MTU sweep and loss burst");
+            PathDirection d = one_direction(probe, ex, o, res, sending, drain_wait);
+            d.name = sending ? fmt::format("here -> {}", r.peer_host) : fmt::format("{} -> here", r.peer_host);
+            (sending ? r.out : r.in) = std::move(d);
+        }
 
-    // 3. Both sides' counters over the run, and the findings.
-    const SideCounters after = read_counters(res.device_name(), o.port);
-    r.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
-    swap_counters(r, ex, o, before, after);
+        // 3. Both sides' counters over the run, and the findings.
+        const SideCounters after = read_counters(res.device_name(), o.port);
+        r.seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
+        swap_counters(r, ex, o, before, after);
+    } catch (const std::exception& e) {
+        ex.abort(fmt::format("{} side ended the run: {}", r.role, e.what()));  // once, best effort; never throws
+        throw;
+    }
     judge(r, o.expect, decode::gid_kind(res.local().gid) == decode::GidKind::ipv4 ? rc_ipv4_headers : rc_ipv6_headers);
     return r;
 }

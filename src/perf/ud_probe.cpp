@@ -9,6 +9,7 @@
 #include "src/decode/qp.hpp"
 #include "src/decode/tos.hpp"
 #include "src/error.hpp"
+#include "src/kernel/sysfs.hpp"
 #include "src/net/interrupt.hpp"
 
 namespace qps::perf {
@@ -33,7 +34,12 @@ bool readable_now(int fd)
 
 }  // namespace
 
-UdProbe::UdProbe(verbs::LinkResources& res) : res_(res) {}
+UdProbe::UdProbe(verbs::LinkResources& res, std::uint32_t port) : res_(res), port_(port) {}
+
+std::optional<std::uint64_t> UdProbe::send_errors() const
+{
+    return kernel::read_port_counter(res_.device_name(), port_, "hw_counters", "send_err");
+}
 
 void UdProbe::top_up_receives(std::uint32_t n)
 {
@@ -87,16 +93,27 @@ void UdProbe::reap_sends(std::uint32_t n, std::chrono::milliseconds timeout)
         n -= std::min<std::uint32_t>(n, static_cast<std::uint32_t>(got));
         if (got == 0 && ++spins % 1024 == 0) {
             check_interrupt();
-            if (SteadyClock::now() > deadline)
+            if (SteadyClock::now() > deadline) {
+                const auto now = send_errors();
+                if (send_errors_at_start_ && now && *now > *send_errors_at_start_)
+                    throw OperationError(fmt::format(
+                        "{}: {} UD send{} did not complete within {} ms, and port {}'s send_err rose by {} "
+                        "meanwhile: the device tried to send and this host did not let the packets out (an "
+                        "output firewall rule on UDP 4791, a qdisc that drops, the netdev down); Soft-RoCE "
+                        "tries again until the QP is destroyed",
+                        res_.device_name(), n, n == 1 ? "" : "s", timeout.count(), port_,
+                        *now - *send_errors_at_start_));
                 throw TimeoutError(fmt::format("{}: a UD send did not complete within {} ms (the device's send "
                                                "queue is stuck)",
                                                res_.device_name(), timeout.count()));
+            }
         }
     }
 }
 
 void UdProbe::send(std::uint32_t size, std::uint32_t count, std::chrono::milliseconds timeout)
 {
+    send_errors_at_start_ = send_errors();
     while (count > 0) {
         const std::uint32_t now = std::min(count, window_);
         for (std::uint32_t i = 0; i < now; ++i)
@@ -145,6 +162,7 @@ std::uint32_t UdProbe::message_number() const
 Pings UdProbe::ping(std::uint32_t count, std::chrono::milliseconds wait, std::uint32_t give_up)
 {
     Pings p;
+    send_errors_at_start_ = send_errors();
     const std::uint32_t level = receives_;  // kept posted
     std::uint32_t lost_in_row = 0;
     std::array<ibv_wc, 8> wc{};
@@ -184,8 +202,9 @@ Pings UdProbe::ping(std::uint32_t count, std::chrono::milliseconds wait, std::ui
     return p;
 }
 
-std::uint32_t UdProbe::echo_until(int stop_fd, std::chrono::milliseconds limit)
+std::uint32_t UdProbe::echo_until(int stop_fd, std::chrono::milliseconds limit, std::chrono::milliseconds send_timeout)
 {
+    send_errors_at_start_ = send_errors();
     const auto deadline = SteadyClock::now() + limit;
     const std::uint32_t level = receives_;  // kept posted
     std::uint32_t answered = 0, spins = 0;
@@ -202,7 +221,7 @@ std::uint32_t UdProbe::echo_until(int stop_fd, std::chrono::milliseconds limit)
             const std::uint32_t seq = message_number();
             std::memcpy(res_.send_buf(), &seq, sizeof seq);
             post_send(ping_bytes);
-            reap_sends(1, limit);
+            reap_sends(1, send_timeout);
             ++answered;
         }
         if (got > 0) {

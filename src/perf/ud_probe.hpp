@@ -37,14 +37,17 @@ struct Pings {
 
 class UdProbe {
 public:
-    // `res`: connected UD resources whose buffer holds max_probe_bytes.
-    explicit UdProbe(verbs::LinkResources& res);
+    // `res`: connected UD resources whose buffer holds max_probe_bytes, on
+    // `port` of its device.
+    UdProbe(verbs::LinkResources& res, std::uint32_t port);
 
     // Posts receives until `n` are outstanding (at most the QP's depth).
     void top_up_receives(std::uint32_t n);
     // Sends `count` messages of `size` bytes to the peer, `window` at a
     // time, each window completed before the next. OperationError on a
-    // completion in error, TimeoutError when one takes longer than `timeout`.
+    // completion in error, or on sends that did not complete within
+    // `timeout` while the port's send_err rose (the host did not let them
+    // out); TimeoutError when one takes longer than `timeout` otherwise.
     void send(std::uint32_t size, std::uint32_t count, std::chrono::milliseconds timeout);
     // Every receive completion there is now, counted.
     Arrivals drain();
@@ -53,17 +56,23 @@ public:
     // `wait` counts lost, and `give_up` lost in a row end the pings.
     Pings ping(std::uint32_t count, std::chrono::milliseconds wait, std::uint32_t give_up);
     // The server: answers each ping with its number until `stop_fd` is
-    // readable (the client's next exchange message) or `limit` passed.
-    // Returns the pings answered.
-    std::uint32_t echo_until(int stop_fd, std::chrono::milliseconds limit);
+    // readable (the client's next exchange message) or `limit` passed; an
+    // answer whose send does not complete within `send_timeout` throws as
+    // send() does. Returns the pings answered.
+    std::uint32_t echo_until(int stop_fd, std::chrono::milliseconds limit, std::chrono::milliseconds send_timeout);
 
 private:
     void post_send(std::uint32_t size);
     // Waits for `n` send completions; throws as send() says.
     void reap_sends(std::uint32_t n, std::chrono::milliseconds timeout);
+    // The port's send_err now (rxe counts each packet the host's IP output
+    // refused); read when a phase starts, not per message.
+    std::optional<std::uint64_t> send_errors() const;
     std::uint32_t message_number() const;  // the first four payload bytes of the last arrival
 
     verbs::LinkResources& res_;
+    std::uint32_t port_;
+    std::optional<std::uint64_t> send_errors_at_start_;  // of the current phase
     std::uint32_t receives_ = 0;  // outstanding
     std::uint32_t window_ = 16;
 };

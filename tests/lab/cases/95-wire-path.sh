@@ -35,10 +35,18 @@ a_retries() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry
 small=(--probes 5 --pings 10 --timeout 10)
 # wire_reset: B's and A's eth0 as the lab made them, whatever a case left.
 wire_reset() {
-  on-b sh -c 'tc qdisc del dev eth0 clsact 2>/dev/null; tc qdisc del dev eth0 root 2>/dev/null; ip link set eth0 mtu 1500'
+  on-b sh -c 'tc qdisc del dev eth0 clsact 2>/dev/null; tc qdisc del dev eth0 root 2>/dev/null; ip link set eth0 mtu 1500
+    nft delete table inet qpscope_drop 2>/dev/null; true'
   tc qdisc del dev eth0 root 2>/dev/null
   ip link set eth0 mtu 1500
+  nft delete table inet qpscope_drop 2>/dev/null
+  true
 }
+# drop_roce_output: this host's output hook drops RoCE v2 (UDP 4791): rxe's
+# packets are refused on their way out (ip_local_out fails, rxe counts
+# send_err and tries again), the QPs' sends never complete.
+drop_roce_output='nft add table inet qpscope_drop && nft add chain inet qpscope_drop out "{ type filter hook output priority 0; }" && nft add rule inet qpscope_drop out udp dport 4791 drop'
+
 
 case_ "path, defaults (no -d, no -x), both NICs at MTU 4200: exit 0 on both sides, 4096 carried both ways, no loss"
 ip link set eth0 mtu 4200 && on-b ip link set eth0 mtu 4200
@@ -250,6 +258,36 @@ expect_out_has "rcvd_seq_err"
 expect_true "doctor on B names out_of_seq_request" grep -q "out_of_seq_request" "$_scratch/doctor-b.txt"
 grep -h "port.counters" - "$_scratch/doctor-b.txt" <<<"$out" | sed 's/^/    /' | cut -c1-240
 wire_reset
+# A side whose own output drops RoCE: its probes never leave. That side
+# says so to its peer before it leaves (its send_err rose while its sends
+# did not complete), and the peer names that side's sends, not a stopped
+# peer: both exit 1, within their timeouts (issue 39). B's own: its first
+# echo of A's pings stays in its send queue until B's --timeout; A waits
+# for B's word that long and its own --timeout more. A's own: its first
+# ping stays in its send queue past the ping's 500 ms.
+for side in B A; do
+  case_ "$side's own output drops RoCE (nftables, UDP 4791): path on both sides names $side's sends that never left, exit 1"
+  if [ "$side" = B ]; then on-b sh -c "$drop_roce_output"; else sh -c "$drop_roce_output"; fi
+  path_serve --json path --timeout 10
+  start=$SECONDS
+  run timeout 120 "$q" --json path 192.0.2.2 "${small[@]}"
+  took=$((SECONDS - start))
+  wait "$wire_server"; server_rc=$?
+  server_json=$(sed -n '/^{/,/^}/p' "$wire_server_log")
+  a_why=$(jqo '.error.message // ""'); b_why=$(jq -r '.error.message // ""' <<<"$server_json")
+  echo "    (client $rc, server $server_rc, $took s)"
+  echo "    (A: ${a_why:0:220})"
+  echo "    (B: ${b_why:0:220})"
+  expect_true "both exit 1 (got $rc, $server_rc)" test "$rc/$server_rc" = 1/1
+  expect_true "ended within both timeouts and 20 s (took $took s)" test "$took" -le 40
+  own_words="^rxe0: [0-9]+ UD sends? did not complete within [0-9]+ ms, and port 1's send_err rose by [0-9]+ meanwhile: the device tried to send and this host did not let the packets out"
+  if [ "$side" = B ]; then own=$b_why peer=$a_why peer_role=server; else own=$a_why peer=$b_why peer_role=client; fi
+  expect_true "$side names its own sends and its send_err" grep -qE "$own_words" <<<"$own"
+  expect_true "the other side names $side's word: peer gave up, $peer_role side ended the run, its sends" \
+    grep -qE "peer gave up: $peer_role side ended the run: rxe0: [0-9]+ UD sends? did not complete" <<<"$peer"
+  wire_reset
+done
+
 # B's link down for 3 s mid-run. rxe sends again after each ACK timeout
 # while it is down; whether traffic resumes before --timeout once it is up
 # varies: the run either reports the gap (its slowest windows) or ends

@@ -108,7 +108,14 @@ bool sleep_unless_interrupted(std::chrono::steady_clock::time_point until)
         if (left.count() <= 0)
             return true;
         pollfd p{fd, POLLIN, 0};
-        ::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 60'000)));  // EINTR: looked at again
+        if (::poll(&p, 1, static_cast<int>(std::min<std::int64_t>(left.count(), 60'000))) > 0 &&
+            !interrupt_pending()) {
+            // A stale byte (an interrupt cleared after it was written) would
+            // wake every poll until the deadline: empty the pipe.
+            char buf[64];
+            while (::read(fd, buf, sizeof buf) > 0) {
+            }
+        }  // EINTR: looked at again
     }
 }
 

@@ -236,12 +236,14 @@ expect_out_has "interrupted after"
 # while it is held (the tracee in its tracing stop; --seccomp-bpf stops it at
 # sendto only). Whichever way the command then ends (the dump done, or a
 # call that returned EINTR), it exits 4 and says it was interrupted.
-case_ "SIGTERM in cm list (no -d, and -d rxe0) while its netlink dump is held: exit 4, named as interrupted"
+case_ "SIGTERM in cm list (no -d, -d rxe0, and as nobody) while its netlink dump is held: exit 4, named as interrupted"
 in_tracing_stop() { grep -q '^State:.*tracing stop' "/proc/$1/status" 2>/dev/null; }
-for dev in "" "-d rxe0"; do
+for dev in "" "-d rxe0" "as nobody"; do
+  as=()
+  if [ "$dev" = "as nobody" ]; then as=(setpriv --reuid 65534 --regid 65534 --clear-groups); fi
   # shellcheck disable=SC2086 # $dev: no word or two
-  strace -f --seccomp-bpf -o /dev/null -e trace=sendto -e inject=sendto:delay_enter=4000000:when=1 \
-    "$q" --json cm list $dev >"$_scratch/out" 2>"$_scratch/err" &
+  "${as[@]}" strace -f --seccomp-bpf -o /dev/null -e trace=sendto -e inject=sendto:delay_enter=4000000:when=1 \
+    "$q" --json cm list ${dev/as nobody/} >"$_scratch/out" 2>"$_scratch/err" &
   tracer=$!
   eventually 30 pgrep -P "$tracer" -x qpscope >/dev/null || bad "cm list did not start under strace within 30 s"
   lister=$(pgrep -P "$tracer" -x qpscope)

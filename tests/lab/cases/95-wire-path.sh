@@ -160,6 +160,30 @@ assert (t["retry_cnt"]["raw"], t["ack_timeout"]["raw"]) == (2, 12), t
 ' "$out"
 expect_true "the server adopted retry count 2 and ACK timeout code 12" \
   test "$(sed -n '/^{/,/^}/p' "$wire_server_log" | jq -r '"\(.test.retry_cnt.raw) \(.test.ack_timeout.raw)"')" = "2 12"
+# The rdma_cm server's --timeout is one deadline (issue 39): the client's
+# connect request is dropped on B's ingress, while rdma_cm requests that are
+# not qpscope's keep coming (perftest's ib_send_lat -R on B itself, through
+# rxe's loopback, not eth0). The server rejects each and still ends at its
+# own --timeout, while they still come (an order of events: before, each
+# one started its --timeout again), naming the requests it rejected.
+on-b timeout 120 "$q" --json ping-pong --cm --timeout 10 >"$wire_server_log" 2>&1 &
+wire_server=$!
+b_listening
+on-b sh -c 'end=$(($(date +%s) + 60)); while [ "$(date +%s)" -lt "$end" ]; do
+  timeout 5 ib_send_lat -R -p 18616 -n 5 192.0.2.2 >/dev/null 2>&1; sleep 1; done' &
+foreign=$!
+start=$SECONDS
+run timeout 120 "$q" --json ping-pong --cm 192.0.2.2 -n 100 --timeout 16
+wait "$wire_server"; server_rc=$?
+if kill -0 "$foreign" 2>/dev/null; then foreign_still=yes; else foreign_still=no; fi
+server_why=$(sed -n '/^{/,/^}/p' "$wire_server_log" | jq -r '.error.message // .test.abort_reason // ""')
+echo "    (server $server_rc after about $((SECONDS - start)) s: ${server_why:0:260})"
+expect_true "the rdma_cm server ended (exit 3) while foreign requests still came (got $server_rc, $foreign_still)" \
+  test "$server_rc/$foreign_still" = 3/yes
+expect_true "it names the requests it rejected within the same 10000 ms" \
+  grep -qE "\([1-9][0-9]* requests? that were not qpscope's rejected meanwhile, within the same 10000 ms\)" <<<"$server_why"
+expect_true "the client did not pass (got $rc)" test "$rc" != 0
+kill "$foreign" 2>/dev/null; wait "$foreign" 2>/dev/null
 wire_reset
 
 case_ "B's NIC at MTU 1500, A's at 9000: the active MTUs are named, path says which sizes arrive each way, ping-pong takes the smaller"

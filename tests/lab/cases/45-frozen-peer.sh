@@ -132,12 +132,21 @@ expect_true "nothing of ours left in rdma resource show qp" eventually 10 no_qps
 # once: the default side beat once a second.
 # mismatched NAME CMD SERVER_ARGS -- CLIENT_ARGS: both sides exit 0, the
 # client measured something.
+# listens PORT: returns once a server listens on TCP PORT (60 s at most).
+# A client with -t 0.5 gives up connecting after 0.5 s: under load its
+# server took longer to listen, and then waited for ever for a client.
+listens() {
+  eventually 60 bash -c "ss -Hltn 'sport = :$1' | grep -q ." || bad "no server listened on TCP $1 within 60 s"
+}
 mismatched() {
   local name=$1 cmd=$2 server_args=() server; shift 2
   while [ "$1" != -- ]; do server_args+=("$1"); shift; done; shift
   "$q" --json "$cmd" -d rxe0 -p 18667 "${server_args[@]}" >"$frozen_log" 2>"$frozen_err" &
   server=$!
+  listens 18667
   run timeout 120 "$q" --json "$cmd" 127.0.0.1 -p 18667 "$@"
+  # A server whose client never came waits for one: bounded here.
+  eventually 60 gone "$server" || { kill -9 "$server" 2>/dev/null; bad "$name: the server still ran 60 s after its client"; }
   wait "$server"; local server_rc=$?
   expect_true "$name: client 0, server 0 (got $rc, $server_rc; $(head -c 300 "$frozen_err"))" test "$rc/$server_rc" = 0/0
   expect_true "$name: not aborted, and measured" jq_true '(.test.aborted | not) and (((.client // [])[0].samples // 0) + ((.client_posts // [])[0].messages // 0) > 0)' <<<"$out"
@@ -154,6 +163,7 @@ mismatched "client 10 s, server 0.5 s" bw -t 0.5 -- -s 4096 -D 3
 case_ "timeouts that differ: a stopped server is named by the client's own (smaller) limit"
 "$q" ping-pong -d rxe0 -p 18668 >/dev/null 2>&1 &
 server=$!
+listens 18668
 freeze "$server" &
 freezer=$!
 run timeout 120 "$q" --json ping-pong 127.0.0.1 -p 18668 -D 40 --timeout 1

@@ -1,4 +1,4 @@
 // qpscope: parse the command line, run one subcommand, map errors to exit codes.
 #include "commands/run.hpp"
 
-int main(int argc, char** argv) { return qps::cli::run(argc, argv); }
+int main(int argc, char** argv) { return qps::commands::run(argc, argv); }

@@ -17,7 +17,7 @@
 #include "src/util/json_text.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 bool color_enabled(std::string_view mode, bool stdout_is_terminal, const char* no_color)
 {
@@ -28,7 +28,7 @@ bool color_enabled(std::string_view mode, bool stdout_is_terminal, const char* n
     return stdout_is_terminal && (no_color == nullptr || *no_color == '\0');
 }
 
-fmt_out::PrinterOptions GlobalOptions::printer() const
+formatters::PrinterOptions GlobalOptions::printer() const
 {
     return {json, color_enabled(color, ::isatty(STDOUT_FILENO) == 1, std::getenv("NO_COLOR"))};
 }
@@ -39,8 +39,25 @@ void GlobalOptions::info(std::string_view line) const
         std::cerr << util::escape_text(line) << '\n';
 }
 
+namespace {
+
+// CLI11's help, without the old spellings (add_old_spelling): they work,
+// and are not offered.
+class HelpFormatter : public CLI::Formatter {
+public:
+    std::string make_group(std::string group, bool is_positional, std::vector<const CLI::Option*> opts) const override
+    {
+        if (group == old_spelling_group)
+            return {};
+        return CLI::Formatter::make_group(std::move(group), is_positional, std::move(opts));
+    }
+};
+
+}  // namespace
+
 void build_app(CLI::App& app, GlobalOptions& global)
 {
+    app.formatter(std::make_shared<HelpFormatter>());
     app.description("qpscope: RDMA diagnostics and queue-pair inspection");
     app.footer("Exit codes: 0 success, 1 the operation failed, 2 bad usage or input, 3 timeout or lost peer, "
                "4 interrupted (SIGINT or SIGTERM).\n"
@@ -88,7 +105,7 @@ int report_error(bool json, const std::string& command, std::string_view kind, c
 {
     if (json) {
         nlohmann::ordered_json j;
-        j["schema_version"] = fmt_out::schema_version;
+        j["schema_version"] = formatters::schema_version;
         j["command"] = command.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(command);
         // An exception's message can quote bytes from outside (a name, a
         // peer's text): the same rule as every other string.
@@ -133,8 +150,10 @@ int run(int argc, char** argv)
     try {
         const completion::CommandSpec model = describe_cli(app);
         command = typed_command(model, words);
-        // A mistyped command or option is named with the closest valid one.
-        check_typed_words(model, words);
+        // A mistyped command or option is named with the closest valid one;
+        // an old spelling works, with a note that names the current one.
+        for (const std::string& note : check_typed_words(model, words))
+            std::cerr << note << '\n';
         // Every command: SIGINT/SIGTERM end any wait (net/deadline_io) and
         // the command with exit 4; a second signal kills as usual.
         net::install_interrupt_handlers();
@@ -170,4 +189,4 @@ int run(int argc, char** argv)
     }
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -10,7 +10,7 @@
 #include "formatters/printer.hpp"
 #include "src/exit_code.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 // The codes: src/exit_code.hpp (shared with qpscope-mesh).
 using qps::ExitCode;
@@ -29,7 +29,7 @@ struct GlobalOptions {
     bool quiet = false;          // --quiet: no informational lines on stderr
     std::string color = "auto";  // auto | always | never
 
-    fmt_out::PrinterOptions printer() const;
+    formatters::PrinterOptions printer() const;
     // One informational line on stderr (progress, a note), dropped under
     // --quiet. Errors and warnings never go through here.
     void info(std::string_view line) const;
@@ -55,4 +55,4 @@ void build_app(CLI::App& app, GlobalOptions& global);
 
 // run(): commands/run.hpp.
 
-}  // namespace qps::cli
+}  // namespace qps::commands

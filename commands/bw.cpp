@@ -11,7 +11,7 @@
 #include "src/error.hpp"
 #include "src/ops/bw.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 struct BwFlags {
@@ -52,7 +52,7 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
                                           "always has bytes/s and messages/s")
         ->transform(one_of(units));
     cmd->callback([f, b, cmd, &global] {
-        perf::BwOptions o;
+        ops::BwOptions o;
         to_link_options(cmd, *f, o,
                         {"--tx-depth", "--rx-depth", "--post-list", "--cq-mod", "--qps", "--bidir", "--window"});
         o.tx_depth = b->tx_depth;
@@ -63,21 +63,21 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
         o.bidir = b->bidir;
         o.window_ms = b->window_ms;
         o.unit = b->unit;
-        perf::check_bw_options(o);
+        ops::check_bw_options(o);
 
         // A live line on a terminal, replaced in place, cleared after each size
         // (not a line of its own, so not through global.info; none under --quiet).
         const bool live = ::isatty(STDERR_FILENO) && !global.json && !global.quiet;
         const auto progress = [&](std::uint32_t size, double s, double rate) {
             if (live)
-                std::cerr << '\r' << fmt_out::bw_progress_line(size, s, rate, o.unit) << "\033[K" << std::flush;
+                std::cerr << '\r' << formatters::bw_progress_line(size, s, rate, o.unit) << "\033[K" << std::flush;
         };
         const auto size_done = [&](const report::BwSizeResult&) {
             if (live)
                 std::cerr << "\r\033[K" << std::flush;
         };
-        const auto report = perf::run_bw(o, progress, size_done);
-        emit(global, "bw", [&](fmt_out::Printer& p) { fmt_out::render_bw(report, p); });
+        const auto report = ops::run_bw(o, progress, size_done);
+        emit(global, "bw", [&](formatters::Printer& p) { formatters::render_bw(report, p); });
         if (report.aborted)
             throw ReportedFailure{report.stalled_on_path ? exit_failed : aborted_run_exit_code()};
         if (report.verify_failed)
@@ -85,4 +85,4 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

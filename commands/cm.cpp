@@ -13,7 +13,7 @@
 #include "src/decode/cm_state.hpp"
 #include "src/ops/cm_list.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 
@@ -51,12 +51,12 @@ void register_cm_list(CLI::App& parent, const GlobalOptions& global)
         ->transform(one_of(decode::cm_phase_word_list()));
     cmd->add_option("--pid", o->pid, "Only IDs of this process")->check(cm_pid_check())->type_name("PID");
     cmd->callback([o, &global] {
-        cm::CmListFilter f;
+        ops::CmListFilter f;
         f.device = o->device;
         f.phase = o->state;
         f.pid = o->pid;
-        const report::CmListReport r = cm::list_cm_ids(f);
-        emit(global, "cm list", [&](fmt_out::Printer& p) { fmt_out::render_cm_list(r, p); });
+        const report::CmListReport r = ops::list_cm_ids(f);
+        emit(global, "cm list", [&](formatters::Printer& p) { formatters::render_cm_list(r, p); });
     });
 }
 
@@ -71,4 +71,4 @@ void register_cm(CLI::App& app, const GlobalOptions& global)
     register_cm_list(*cm, global);
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -12,7 +12,7 @@
 #include "src/error.hpp"
 #include "src/util/suggest.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 
@@ -85,8 +85,6 @@ completion::CommandSpec describe_command(CLI::App& app, const std::vector<comple
     cmd.name = app.get_name().empty() ? "qpscope" : app.get_name();
     cmd.description = app.get_description();
     for (CLI::Option* o : app.get_options()) {
-        if (o->get_group().empty())
-            continue;  // hidden
         completion::OptionSpec spec;
         for (const auto& s : o->get_snames())
             spec.names.push_back("-" + s);
@@ -94,6 +92,12 @@ completion::CommandSpec describe_command(CLI::App& app, const std::vector<comple
             spec.names.push_back("--" + l);
         spec.description = o->get_description();
         describe_value(*o, spec);
+        if (o->get_group() == old_spelling_group) {  // add_old_spelling: accepted when typed, never offered
+            cmd.old_spellings.push_back(std::move(spec));
+            continue;
+        }
+        if (o->get_group().empty())
+            continue;  // hidden
         if (spec.names.empty()) {
             spec.name = o->get_name();
             cmd.positionals.push_back(std::move(spec));
@@ -150,12 +154,39 @@ bool is_number(std::string_view word)
 
 namespace {
 
+// An option as typed: a current spelling, or an old one (then one note
+// naming the current one joins `notes`, when given).
+const completion::OptionSpec* find_typed_option(const completion::CommandSpec& cmd, const std::string& path,
+                                                std::string_view name, std::vector<std::string>* notes)
+{
+    if (const completion::OptionSpec* o = completion::find_option(cmd, name))
+        return o;
+    const auto slashed = [](const auto& names) { return fmt::format("{}", fmt::join(names, "/")); };
+    for (const auto& o : cmd.old_spellings)
+        if (std::find(o.names.begin(), o.names.end(), name) != o.names.end()) {
+            if (notes != nullptr) {
+                std::vector<std::string> now;  // the description: the current names, "-i,--ib-port"
+                for (std::string_view rest = o.description; !rest.empty();) {
+                    const auto comma = rest.find(',');
+                    now.emplace_back(rest.substr(0, comma));
+                    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+                }
+                notes->push_back(fmt::format("qpscope {}: note: {} is now {} (one spelling for one thing across "
+                                             "commands); the old one still works",
+                                             path, slashed(o.names), slashed(now)));
+            }
+            return &o;
+        }
+    return nullptr;
+}
+
 // Walks the words of a command line through the model: options (and the
 // value each takes) are stepped over, subcommand names descend. `strict`:
 // an unknown option or command throws UsageError naming the closest valid
 // one; otherwise the walk stops there. Returns the command path ("qp
 // create"), empty when no command was named.
-std::string walk_words(const completion::CommandSpec& root, const std::vector<std::string>& args, bool strict)
+std::string walk_words(const completion::CommandSpec& root, const std::vector<std::string>& args, bool strict,
+                       std::vector<std::string>* notes = nullptr)
 {
     const completion::CommandSpec* cmd = &root;
     std::string path;
@@ -165,7 +196,7 @@ std::string walk_words(const completion::CommandSpec& root, const std::vector<st
             return path;
         if (a.starts_with("--")) {  // --name, --name=value, --name value
             const std::string name = a.substr(0, a.find('='));
-            const completion::OptionSpec* o = completion::find_option(*cmd, name);
+            const completion::OptionSpec* o = find_typed_option(*cmd, path, name, notes);
             if (!o) {
                 if (strict)
                     unknown_option(*cmd, path, name);
@@ -178,7 +209,7 @@ std::string walk_words(const completion::CommandSpec& root, const std::vector<st
         if (a.starts_with("-") && a.size() > 1 && !is_number(a)) {  // -d VALUE, -dVALUE, -qV
             for (std::size_t j = 1; j < a.size(); ++j) {
                 const std::string name = std::string("-") + a[j];
-                const completion::OptionSpec* o = completion::find_option(*cmd, name);
+                const completion::OptionSpec* o = find_typed_option(*cmd, path, name, notes);
                 if (!o) {
                     if (strict)
                         unknown_option(*cmd, path, name);
@@ -216,9 +247,11 @@ std::string walk_words(const completion::CommandSpec& root, const std::vector<st
 
 }  // namespace
 
-void check_typed_words(const completion::CommandSpec& root, const std::vector<std::string>& args)
+std::vector<std::string> check_typed_words(const completion::CommandSpec& root, const std::vector<std::string>& args)
 {
-    walk_words(root, args, true);
+    std::vector<std::string> notes;
+    walk_words(root, args, true, &notes);
+    return notes;
 }
 
 std::string typed_command(const completion::CommandSpec& root, const std::vector<std::string>& args)
@@ -248,4 +281,4 @@ void register_complete_script(CLI::App& app)
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

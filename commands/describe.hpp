@@ -8,7 +8,7 @@
 
 #include "src/completion/completion.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 // Hidden commands (`__holder`, `__complete-script`) and hidden options
 // (empty group) are left out. Options a subcommand inherits from its parents
@@ -20,8 +20,9 @@ completion::CommandSpec describe_cli(CLI::App& app);
 // named with the closest valid one: "unknown command 'prots': did you mean
 // 'ports'? commands are ports, qp, cm, ping-pong", "unknown option --devcie: did
 // you mean --device?". Throws UsageError; words after a hidden command
-// (`__...`) or after "--" are not checked.
-void check_typed_words(const completion::CommandSpec& root, const std::vector<std::string>& args);
+// (`__...`) or after "--" are not checked. Returns one note per old
+// spelling typed (add_old_spelling), naming the current one.
+std::vector<std::string> check_typed_words(const completion::CommandSpec& root, const std::vector<std::string>& args);
 
 // The command path the words name, as the JSON documents' "command" member
 // has it ("ports", "qp create"), or "" when they name none (`qpscope
@@ -32,4 +33,4 @@ std::string typed_command(const completion::CommandSpec& root, const std::vector
 // the completion script for `app` (CMake runs it at build time).
 void register_complete_script(CLI::App& app);
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -12,7 +12,7 @@
 #include "src/ops/doctor.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 
@@ -41,9 +41,10 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
         "QP options). Says what was seen, why it matters and the fix. "
         "Exit 0 healthy, 1 something failed (or warned, with --strict), 2 bad usage");
     add_device_option(cmd, f->device, DeviceUse::filter);
-    cmd->add_option("-p,--port", f->port, "Only this port number (1-based)")
-        ->check(CLI::Range(1u, 255u))
-        ->type_name(value_type::port);
+    auto* port = cmd->add_option("-i,--ib-port", f->port, "Only this port number (1-based)")
+                     ->check(CLI::Range(1u, 255u))
+                     ->type_name(value_type::port);
+    add_old_spelling(cmd, "-p,--port", f->port, port)->check(CLI::Range(1u, 255u));
     cmd->add_option("--expect", f->expect,
                     "What every checked port must reach, comma list of KEY=VALUE: rate=GBPS (nominal, as ibstat), "
                     "mtu=BYTES, width=4X, speed=NDR, loopback_gbps=GBPS (with --loopback-bw); e.g. "
@@ -62,7 +63,7 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
     add_knob_options(cmd, f->knobs);
     cmd->add_flag("--strict", f->strict, "Warnings fail too (exit 1)");
     cmd->callback([f, cmd, &global] {
-        health::DoctorOptions o;
+        ops::DoctorOptions o;
         o.device = f->device;
         if (f->port != 0)
             o.port = f->port;
@@ -84,18 +85,18 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
             if (show_progress)
                 global.info("doctor: " + what);  // none under --quiet
         };
-        const health::DoctorReport report = health::run_doctor(o);
+        const ops::DoctorReport report = ops::run_doctor(o);
         if (global.quiet && !global.json) {
-            for (const auto& line : fmt_out::doctor_failure_lines(report, f->strict))
+            for (const auto& line : formatters::doctor_failure_lines(report, f->strict))
                 std::cout << util::escape_text(line) << '\n';
         } else {
-            emit(global, "doctor", [&](fmt_out::Printer& p) { fmt_out::render_doctor(report, f->strict, p); });
+            emit(global, "doctor", [&](formatters::Printer& p) { formatters::render_doctor(report, f->strict, p); });
         }
         if (report.interrupted)
             throw ReportedFailure{exit_interrupted};
-        if (const int rc = health::doctor_exit_code(report, f->strict); rc != 0)
+        if (const int rc = ops::doctor_exit_code(report, f->strict); rc != 0)
             throw ReportedFailure{rc};
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -8,11 +8,11 @@
 #include "commands/app.hpp"
 #include "formatters/printer.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 // One document on `printer`: begin (the command's name), `render`, end.
 template <class Render>
-void print_document(fmt_out::Printer& printer, std::string_view command, Render&& render)
+void print_document(formatters::Printer& printer, std::string_view command, Render&& render)
 {
     printer.begin_document(command);
     render(printer);
@@ -23,8 +23,8 @@ void print_document(fmt_out::Printer& printer, std::string_view command, Render&
 template <class Render>
 void emit(const GlobalOptions& global, std::string_view command, Render&& render)
 {
-    auto printer = fmt_out::make_printer(global.printer(), std::cout);
+    auto printer = formatters::make_printer(global.printer(), std::cout);
     print_document(*printer, command, render);
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

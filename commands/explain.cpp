@@ -18,7 +18,7 @@
 #include "src/net/interrupt.hpp"
 #include "src/explain/topics.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 
@@ -44,7 +44,7 @@ void explain_values(const std::string& topic, const ExplainFlags& f, const Globa
     std::vector<explain::Explanation> all;
     for (const auto& v : f.values)
         all.push_back(explain::explain(topic, v, c));  // a bad value: UsageError, exit 2, nothing printed
-    emit(global, "explain", [&](fmt_out::Printer& p) { fmt_out::render_explanations(all, p); });
+    emit(global, "explain", [&](formatters::Printer& p) { formatters::render_explanations(all, p); });
     for (const auto& e : all)
         if (!e.decoded)
             throw ReportedFailure{exit_failed};
@@ -70,7 +70,7 @@ void explain_text(const ExplainFlags& f, const GlobalOptions& global)
             throw UsageError(fmt::format("--log '{}': cannot be read: {}", f.log, std::strerror(errno)));
         report = explain::explain_log(in);
     }
-    emit(global, "explain", [&](fmt_out::Printer& p) { fmt_out::render_explain_log(report, p); });
+    emit(global, "explain", [&](formatters::Printer& p) { formatters::render_explain_log(report, p); });
     if (report.interrupted)
         throw ReportedFailure{exit_interrupted};
     if (report.attributed_lines() == 0 || !report.all_decoded())
@@ -143,4 +143,4 @@ void register_explain(CLI::App& app, const GlobalOptions& global)
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -12,7 +12,7 @@
 #include "src/perf/sizes.hpp"
 #include "src/qp/options.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 void add_port_options(CLI::App* cmd, unsigned& port, std::optional<unsigned>& gid_index)
 {
@@ -249,4 +249,4 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
         o.server_explicit.push_back(std::move(name));
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

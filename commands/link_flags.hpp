@@ -10,7 +10,7 @@
 
 #include "src/perf/link_common.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 // The QP knobs production sets (--tclass/--dscp, --sl, --flow-label,
 // --pkey-index, --qp-timeout, --retry-cnt, --rnr-retry, --min-rnr-timer):
@@ -79,4 +79,4 @@ void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d);
 void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions& o,
                      const std::vector<const char*>& extra = {});
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -8,7 +8,7 @@
 #include "commands/emit.hpp"
 #include "formatters/mesh_plan.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 
@@ -50,7 +50,7 @@ void register_mesh(CLI::App& app, const GlobalOptions& global)
         ->check(CLI::Range(0.01, 1e6));
     cmd->callback([f, plan, cmd, &global] {
         const mesh::MeshOptions o = to_mesh_options(*f);
-        fmt_out::MeshPlan p;
+        formatters::MeshPlan p;
         p.options = o;
         p.ranks = plan->ranks;
         p.assume_gbps = plan->gbps;
@@ -71,8 +71,8 @@ void register_mesh(CLI::App& app, const GlobalOptions& global)
                 for (const auto& v : opt->results())
                     p.args.push_back(shell_word(flag + "=" + v));
         }
-        emit(global, "mesh", [&](fmt_out::Printer& pr) { fmt_out::render_mesh_plan(p, pr); });
+        emit(global, "mesh", [&](formatters::Printer& pr) { formatters::render_mesh_plan(p, pr); });
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

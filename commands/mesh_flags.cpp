@@ -5,7 +5,7 @@
 #include "commands/option_values.hpp"
 #include "src/error.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 void add_mesh_options(CLI::App* cmd, MeshFlags& f)
 {
@@ -92,4 +92,4 @@ mesh::MeshOptions to_mesh_options(const MeshFlags& f)
     return o;
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

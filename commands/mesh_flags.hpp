@@ -1,4 +1,4 @@
-// The options of a mesh run, defined once for qpscope-mesh (mesh/main.cpp)
+// The options of a mesh run, defined once for qpscope-mesh (mpi/main.cpp)
 // and for `qpscope mesh`, so the two cannot drift and the completions and
 // the man page see the same definition.
 #pragma once
@@ -10,7 +10,7 @@
 #include "commands/link_flags.hpp"
 #include "src/mesh/options.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 struct MeshFlags {
     std::string device;
@@ -35,4 +35,4 @@ void add_mesh_options(CLI::App* cmd, MeshFlags& f);
 // UsageError naming a bad --pairs, --expect or QP option.
 mesh::MeshOptions to_mesh_options(const MeshFlags& f);
 
-}  // namespace qps::cli
+}  // namespace qps::commands

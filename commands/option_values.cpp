@@ -7,7 +7,7 @@
 
 #include "src/util/suggest.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 
@@ -72,4 +72,4 @@ CLI::Option* add_device_option(CLI::App* cmd, std::string& device, DeviceUse use
     return cmd->add_option("-d,--device", device, help)->type_name(value_type::device);
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

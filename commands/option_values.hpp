@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-namespace qps::cli {
+namespace qps::commands {
 
 // Type names (shown in --help) that tell the completions what to offer.
 namespace value_type {
@@ -36,6 +36,18 @@ enum class DeviceUse {
 };
 // -d,--device into `device`, type DEVICE, with the help text of `use`.
 CLI::Option* add_device_option(CLI::App* cmd, std::string& device, DeviceUse use);
+
+// An option's old spelling, kept working for the scripts that use it: it
+// sets the same variable as `current` (give it the same checks) and
+// excludes it; its group hides it from --help (commands/app.cpp's
+// formatter) and from the completions (commands/describe.cpp), and its
+// description is the current spelling, which the note names when it is
+// typed (check_typed_words, before the parse):
+//   qpscope ports: note: -p/--port is now -i/--ib-port (one spelling for one thing across commands); the old one still works
+// What was renamed, in one table: CHANGELOG.md, "One spelling for one thing".
+inline constexpr const char* old_spelling_group = "Old spellings";
+template <class T>
+CLI::Option* add_old_spelling(CLI::App* cmd, const std::string& old_names, T& value, CLI::Option* current);
 
 // Validator names the completions look for.
 inline constexpr std::string_view one_of_name = "one-of";
@@ -59,4 +71,15 @@ CLI::Validator suggest_words(std::vector<std::string> words);
 // as "none").
 CLI::Validator comma_list_of(std::vector<std::string> words);
 
-}  // namespace qps::cli
+template <class T>
+CLI::Option* add_old_spelling(CLI::App* cmd, const std::string& old_names, T& value, CLI::Option* current)
+{
+    CLI::Option* old = cmd->add_option(old_names, value, current->get_name(false, true))
+                           ->group(old_spelling_group)
+                           ->type_name(current->get_type_name());
+    old->excludes(current);
+    current->remove_excludes(old);  // CLI11 excludes both ways; --help would name the old one
+    return old;
+}
+
+}  // namespace qps::commands

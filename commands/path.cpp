@@ -15,7 +15,7 @@
 #include "src/ops/path.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 
@@ -54,17 +54,17 @@ void register_path(CLI::App& app, const GlobalOptions& global)
     add_knob_options(cmd, f->knobs, KnobSet::no_rnr);
     cmd->add_option("--probes", f->probes,
                     "Messages of each path MTU size (256..the sender's active MTU) in the MTU sweep (default 20)")
-        ->check(CLI::Range(1u, health::max_path_probes));
+        ->check(CLI::Range(1u, ops::max_path_probes));
     cmd->add_option("--burst", f->burst, "Small messages each way for the loss rate (default 200)")
-        ->check(CLI::Range(1u, health::max_path_burst));
+        ->check(CLI::Range(1u, ops::max_path_burst));
     cmd->add_option("--pings", f->pings, "Round trips measured (default 50)")
-        ->check(CLI::Range(1u, health::max_path_pings));
+        ->check(CLI::Range(1u, ops::max_path_pings));
     cmd->add_option("--expect", f->expect,
                     "What the path must reach, comma list of mtu>=BYTES (largest size arriving whole, both ways), "
                     "loss<=PERCENT, rtt<=NUMBER{ns|us|ms|s} (median round trip); e.g. mtu>=4096,loss<=0,rtt<=20us")
         ->type_name("LIST");
     cmd->callback([f, cmd, &global] {
-        health::PathOptions o;
+        ops::PathOptions o;
         o.host = f->host;
         o.device = f->device;
         o.port = static_cast<std::uint8_t>(f->port);
@@ -89,16 +89,16 @@ void register_path(CLI::App& app, const GlobalOptions& global)
             if (show_progress)
                 global.info("path: " + what);  // none under --quiet
         };
-        const health::PathReport report = health::run_path(o);
+        const ops::PathReport report = ops::run_path(o);
         if (global.quiet && !global.json) {
-            for (const auto& line : fmt_out::path_problem_lines(report))
+            for (const auto& line : formatters::path_problem_lines(report))
                 std::cout << util::escape_text(line) << '\n';
         } else {
-            emit(global, "path", [&](fmt_out::Printer& p) { fmt_out::render_path(report, p); });
+            emit(global, "path", [&](formatters::Printer& p) { formatters::render_path(report, p); });
         }
-        if (const int rc = health::path_exit_code(report); rc != 0)
+        if (const int rc = ops::path_exit_code(report); rc != 0)
             throw ReportedFailure{rc};
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -11,7 +11,7 @@
 #include "src/exit_code.hpp"
 #include "src/ops/ping_pong.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 void register_ping_pong(CLI::App& app, const GlobalOptions& global)
 {
@@ -23,17 +23,17 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
     add_link_options(cmd, *f, {"send", "2", 1000, 100, "iterations", "its own QP, a pair with the same thread of the peer"});
     cmd->add_flag("--histogram", *histogram, "Also print an ASCII histogram per size");
     cmd->callback([f, histogram, cmd, &global] {
-        perf::PingPongOptions o;
+        ops::PingPongOptions o;
         to_link_options(cmd, *f, o);
         o.histogram_rows = *histogram ? 20 : 0;
-        perf::check_combination(o);
+        ops::check_combination(o);
 
         const bool show_progress = ::isatty(STDERR_FILENO) && !global.json && o.sizes.size() > 1;
-        const auto report = perf::run_ping_pong(o, [&](const report::SizeResult& s) {
+        const auto report = ops::run_ping_pong(o, [&](const report::SizeResult& s) {
             if (show_progress)
-                global.info(fmt_out::progress_line(s));  // none under --quiet
+                global.info(formatters::progress_line(s));  // none under --quiet
         });
-        emit(global, "ping-pong", [&](fmt_out::Printer& p) { fmt_out::render_ping_pong(report, p); });
+        emit(global, "ping-pong", [&](formatters::Printer& p) { formatters::render_ping_pong(report, p); });
         if (report.aborted)
             throw ReportedFailure{report.stalled_on_path || report.completion_failed || report.peer_gave_up
                                       ? exit_failed
@@ -43,4 +43,4 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

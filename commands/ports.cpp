@@ -18,7 +18,7 @@
 #include "src/report/ports_watch.hpp"
 #include "src/verbs/discovery.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 
@@ -45,13 +45,13 @@ void print_once(const verbs::Filter& filter, Format format, const GlobalOptions&
 {
     const report::PortsReport report = report::build_ports_report(verbs::snapshot_devices(filter));
     if (format == Format::prometheus) {
-        fmt_out::render_ports_prometheus(report, std::cout);
+        formatters::render_ports_prometheus(report, std::cout);
         return;
     }
-    fmt_out::PrinterOptions po = global.printer();
+    formatters::PrinterOptions po = global.printer();
     po.json = format == Format::json;
-    auto printer = fmt_out::make_printer(po, std::cout);
-    print_document(*printer, "ports", [&](fmt_out::Printer& p) { fmt_out::render_ports(report, p); });
+    auto printer = formatters::make_printer(po, std::cout);
+    print_document(*printer, "ports", [&](formatters::Printer& p) { formatters::render_ports(report, p); });
 }
 
 // A terminal gets the table redrawn in place; anything else (a pipe, a
@@ -65,18 +65,18 @@ void watch(const verbs::Filter& filter, Format format, const PortsOptions& o, co
     wo.interval_s = report::parse_watch_interval(o.watch);
     wo.count = o.count;
     const bool redraw = format == Format::table && ::isatty(STDOUT_FILENO);
-    const fmt_out::PrinterOptions text = global.printer();
+    const formatters::PrinterOptions text = global.printer();
     report::run_watch(
         wo, [&] { return report::build_ports_report(verbs::snapshot_devices(filter, verbs::Detail::counters)); },
         [&](const report::WatchSample& sample) {
-            const auto render = [&](fmt_out::Printer& p) { fmt_out::render_watch_sample(sample, p); };
+            const auto render = [&](formatters::Printer& p) { formatters::render_watch_sample(sample, p); };
             if (!redraw) {
-                print_document(*fmt_out::make_json_lines_printer(std::cout), "ports --watch", render);
+                print_document(*formatters::make_json_lines_printer(std::cout), "ports --watch", render);
                 return;
             }
             std::ostringstream screen;
-            print_document(*fmt_out::make_printer(text, screen), "ports --watch", render);
-            std::cout << fmt_out::terminal_frame(screen.str()) << std::flush;
+            print_document(*formatters::make_printer(text, screen), "ports --watch", render);
+            std::cout << formatters::terminal_frame(screen.str()) << std::flush;
         });
     net::clear_interrupt();  // Ctrl-C / SIGTERM end the watch: its normal end, exit 0
 }
@@ -90,9 +90,10 @@ void register_ports(CLI::App& app, const GlobalOptions& global)
         "ports", "Show every RDMA device and port with all attributes decoded: state, width x speed, "
                  "MTU, capability flags, GID and P_Key tables, counters");
     add_device_option(cmd, opts->device, DeviceUse::filter);
-    cmd->add_option("-p,--port", opts->port, "Only this port number (1-based)")
-        ->check(CLI::Range(1, 255))
-        ->type_name(value_type::port);
+    auto* port = cmd->add_option("-i,--ib-port", opts->port, "Only this port number (1-based)")
+                     ->check(CLI::Range(1, 255))
+                     ->type_name(value_type::port);
+    add_old_spelling(cmd, "-p,--port", opts->port, port)->check(CLI::Range(1, 255));
     auto* format = cmd->add_option("--format", opts->format,
                                    "Output: table (default), json (as --json), prometheus (text exposition format, "
                                    "for node_exporter's textfile collector)")
@@ -117,4 +118,4 @@ void register_ports(CLI::App& app, const GlobalOptions& global)
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -3,9 +3,9 @@
 // header-only, and every file that includes it emits its code anew).
 #pragma once
 
-namespace qps::cli {
+namespace qps::commands {
 
 // Parses the command line, runs one subcommand, returns the exit code.
 int run(int argc, char** argv);
 
-}  // namespace qps::cli
+}  // namespace qps::commands

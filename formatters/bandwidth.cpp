@@ -5,7 +5,7 @@
 
 #include "formatters/link_fields.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -197,4 +197,4 @@ void render_bw(const report::BwReport& r, Printer& p)
                 threads_table(r));
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

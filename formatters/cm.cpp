@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -48,4 +48,4 @@ void render_cm_list(const report::CmListReport& r, Printer& p)
             t);
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -4,11 +4,11 @@
 
 #include "formatters/findings.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
-std::string group_of(const health::Finding& f)
+std::string group_of(const Finding& f)
 {
     if (f.device.empty())
         return "host";
@@ -17,7 +17,7 @@ std::string group_of(const health::Finding& f)
 
 }  // namespace
 
-void render_doctor(const health::DoctorReport& r, bool strict, Printer& p)
+void render_doctor(const ops::DoctorReport& r, bool strict, Printer& p)
 {
     p.datum("interval_s", r.interval_s);
     p.datum("strict", strict);
@@ -32,28 +32,28 @@ void render_doctor(const health::DoctorReport& r, bool strict, Printer& p)
         render_finding(f, p);
     }
     p.end_list();
-    const health::DoctorCounts c = health::count_findings(r);
+    const ops::DoctorCounts c = ops::count_findings(r);
     p.begin_object("counts", "");
     p.datum("ok", std::uint64_t{c.ok});
     p.datum("warn", std::uint64_t{c.warn});
     p.datum("fail", std::uint64_t{c.fail});
     p.datum("skipped", std::uint64_t{c.skipped});
     p.end_object();
-    p.datum("healthy", health::doctor_exit_code(r, strict) == 0);
+    p.datum("healthy", ops::doctor_exit_code(r, strict) == 0);
     p.note(fmt::format("{} failed, {} warning{}, {} ok, {} skipped{}: {}", c.fail, c.warn, c.warn == 1 ? "" : "s",
                        c.ok, c.skipped, strict ? " (--strict: warnings fail)" : "",
-                       health::doctor_exit_code(r, strict) == 0 ? "healthy" : "NOT healthy"));
+                       ops::doctor_exit_code(r, strict) == 0 ? "healthy" : "NOT healthy"));
     if (r.interrupted)
         p.note(fmt::format("interrupted after {:.1f} s: the findings so far (exit 4)", r.interval_s));
 }
 
-std::vector<std::string> doctor_failure_lines(const health::DoctorReport& r, bool strict)
+std::vector<std::string> doctor_failure_lines(const ops::DoctorReport& r, bool strict)
 {
     std::vector<std::string> out;
     for (const auto& f : r.findings)
-        if (health::counts_against(f, strict))
+        if (ops::counts_against(f, strict))
             out.push_back(finding_line(f, group_of(f)));
     return out;
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -9,11 +9,11 @@
 #include "formatters/printer.hpp"
 #include "src/ops/doctor.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
-void render_doctor(const health::DoctorReport& r, bool strict, Printer& p);
+void render_doctor(const ops::DoctorReport& r, bool strict, Printer& p);
 // --quiet: "FAIL port.state rxe0 port 1: <what was seen>; fix: <fix>" for each
 // finding that counts against the host; none on a healthy one.
-std::vector<std::string> doctor_failure_lines(const health::DoctorReport& r, bool strict);
+std::vector<std::string> doctor_failure_lines(const ops::DoctorReport& r, bool strict);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

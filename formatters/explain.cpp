@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -115,4 +115,4 @@ void render_explain_topics(Printer& p)
     p.table("topics", "", t);
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

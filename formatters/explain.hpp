@@ -9,11 +9,11 @@
 #include "src/explain/log.hpp"
 #include "src/explain/topics.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 void render_explanations(const std::vector<explain::Explanation>& all, Printer& p);
 void render_explain_log(const explain::LogReport& r, Printer& p);
 // The topics with what each is and what a value may be (`explain --list`).
 void render_explain_topics(Printer& p);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -2,24 +2,24 @@
 
 #include <fmt/format.h>
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
-std::string status_word(health::Status s)
+std::string status_word(Status s)
 {
     switch (s) {
-    case health::Status::ok: return "ok";
-    case health::Status::warn: return "WARN";
-    case health::Status::fail: return "FAIL";
-    case health::Status::skipped: return "skip";
+    case Status::ok: return "ok";
+    case Status::warn: return "WARN";
+    case Status::fail: return "FAIL";
+    case Status::skipped: return "skip";
     }
     return "?";
 }
 
-void render_finding(const health::Finding& f, Printer& p)
+void render_finding(const Finding& f, Printer& p)
 {
     p.begin_object("", "");
     p.datum("id", f.id);
-    p.datum("status", std::string(health::status_name(f.status)));
+    p.datum("status", std::string(status_name(f.status)));
     p.datum("device", f.device.empty() ? Value(nullptr) : Value(f.device));
     p.datum("port", f.port ? Value(std::uint64_t{*f.port}) : Value(nullptr));
     // The label column: "FAIL  port.state      ".
@@ -35,10 +35,10 @@ void render_finding(const health::Finding& f, Printer& p)
     p.end_object();
 }
 
-std::string finding_line(const health::Finding& f, std::string_view where)
+std::string finding_line(const Finding& f, std::string_view where)
 {
     return fmt::format("{} {}{}{}: {}{}", status_word(f.status), f.id, where.empty() ? "" : " ", where, f.summary,
                        f.fix.empty() ? "" : "; fix: " + f.fix);
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -9,13 +9,13 @@
 #include "formatters/printer.hpp"
 #include "src/finding.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 // "ok", "WARN", "FAIL", "skip".
-std::string status_word(health::Status s);
+std::string status_word(Status s);
 // One list element (call inside a begin_list).
-void render_finding(const health::Finding& f, Printer& p);
+void render_finding(const Finding& f, Printer& p);
 // "FAIL port.state <where>: <summary>; fix: <fix>" (no where: "FAIL id: ...").
-std::string finding_line(const health::Finding& f, std::string_view where);
+std::string finding_line(const Finding& f, std::string_view where);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -9,7 +9,7 @@
 #include "src/util/json_text.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -97,4 +97,4 @@ std::unique_ptr<Printer> make_json_lines_printer(std::ostream& out)
     return std::make_unique<JsonPrinter>(out, -1);
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

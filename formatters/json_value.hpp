@@ -6,11 +6,11 @@
 
 #include "formatters/printer.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 // Bumped when a field is renamed or removed; adding fields keeps it.
 inline constexpr int schema_version = 2;
 
 nlohmann::ordered_json to_json(const Value& value);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

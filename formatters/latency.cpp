@@ -5,7 +5,7 @@
 
 #include "formatters/link_fields.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -196,4 +196,4 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
     render_histograms(p, r.sizes);
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -6,7 +6,7 @@
 #include "src/decode/qp.hpp"
 #include "src/decode/tos.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 void render_link_header(const report::LinkHeader& h, Printer& p)
 {
@@ -69,4 +69,4 @@ void render_link_length(const report::LinkHeader& h, Printer& p, std::string_vie
         p.field("iterations", what, std::uint64_t{h.iterations});
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -3,7 +3,7 @@
 #include "formatters/printer.hpp"
 #include "src/report/link_header.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 // The fields every two-sided test shows first (inside its "test" object).
 void render_link_header(const report::LinkHeader& h, Printer& p);
@@ -12,4 +12,4 @@ void render_link_threads(const report::LinkHeader& h, Printer& p, std::string_vi
 // How long each size runs: the duration, or the iterations (`what` names them).
 void render_link_length(const report::LinkHeader& h, Printer& p, std::string_view what);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -6,7 +6,7 @@
 #include "src/json.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -154,4 +154,4 @@ std::string mesh_text(const mesh::MeshReport& r, const mesh::Analysis& a, const 
     return out;
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

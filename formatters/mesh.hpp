@@ -12,9 +12,9 @@
 #include "src/mesh/options.hpp"
 #include "src/mesh/report.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 Json mesh_json(const mesh::MeshReport& r, const mesh::Analysis& a, const mesh::MeshOptions& o);
 std::string mesh_text(const mesh::MeshReport& r, const mesh::Analysis& a, const mesh::MeshOptions& o);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 void render_mesh_plan(const MeshPlan& p, Printer& pr)
 {
@@ -30,4 +30,4 @@ void render_mesh_plan(const MeshPlan& p, Printer& pr)
             "otherwise); the tests run on qpscope's own RC QPs. Exit 0: every pair passed.");
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -7,7 +7,7 @@
 #include "formatters/printer.hpp"
 #include "src/mesh/options.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 struct MeshPlan {
     mesh::MeshOptions options;
@@ -19,4 +19,4 @@ struct MeshPlan {
 
 void render_mesh_plan(const MeshPlan& p, Printer& pr);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -266,4 +266,4 @@ std::string mesh_svg(const mesh::MeshReport& r, mesh::Metric metric)
     return out;
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

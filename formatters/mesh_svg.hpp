@@ -10,8 +10,8 @@
 #include "src/mesh/analysis.hpp"
 #include "src/mesh/report.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 std::string mesh_svg(const mesh::MeshReport& r, mesh::Metric metric);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -5,7 +5,7 @@
 #include "formatters/findings.hpp"
 #include "src/decode/tos.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -26,7 +26,7 @@ void render_side(std::string_view key, std::string_view heading, const std::stri
     p.end_object();
 }
 
-void render_direction(const health::PathDirection& d, Printer& p)
+void render_direction(const ops::PathDirection& d, Printer& p)
 {
     p.begin_object("", d.name);
     p.datum("name", d.name);
@@ -47,7 +47,7 @@ void render_direction(const health::PathDirection& d, Printer& p)
     p.end_object();
 }
 
-void render_findings(std::string_view key, std::string_view heading, const std::vector<health::Finding>& all,
+void render_findings(std::string_view key, std::string_view heading, const std::vector<Finding>& all,
                      Printer& p)
 {
     p.begin_list(key, heading);
@@ -58,7 +58,7 @@ void render_findings(std::string_view key, std::string_view heading, const std::
 
 }  // namespace
 
-void render_path(const health::PathReport& r, Printer& p)
+void render_path(const ops::PathReport& r, Printer& p)
 {
     p.field("peer", "peer", r.peer);
     p.field("role", "role", r.role);
@@ -96,18 +96,18 @@ void render_path(const health::PathReport& r, Printer& p)
     render_findings("findings", "findings", r.findings, p);
     render_findings("counters", "error counters here", r.counters, p);
     render_findings("peer_counters", "error counters of the peer", r.peer_counters, p);
-    const bool healthy = health::path_exit_code(r) == 0;
+    const bool healthy = ops::path_exit_code(r) == 0;
     p.datum("healthy", healthy);
     p.note(healthy ? "healthy: RoCE packets cross both ways, every size arrives, no loss"
                    : "NOT healthy: see the WARN and FAIL lines");
 }
 
-std::vector<std::string> path_problem_lines(const health::PathReport& r)
+std::vector<std::string> path_problem_lines(const ops::PathReport& r)
 {
     std::vector<std::string> out;
-    const auto add = [&](const std::vector<health::Finding>& all, const std::string& where) {
+    const auto add = [&](const std::vector<Finding>& all, const std::string& where) {
         for (const auto& f : all)
-            if (f.status == health::Status::warn || f.status == health::Status::fail)
+            if (f.status == Status::warn || f.status == Status::fail)
                 out.push_back(finding_line(f, f.device.empty() || where.empty() ? where : f.device + " (" + where + ")"));
     };
     add(r.findings, "");  // each summary names its direction
@@ -116,4 +116,4 @@ std::vector<std::string> path_problem_lines(const health::PathReport& r)
     return out;
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -9,11 +9,11 @@
 #include "formatters/printer.hpp"
 #include "src/ops/path.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
-void render_path(const health::PathReport& r, Printer& p);
+void render_path(const ops::PathReport& r, Printer& p);
 // --quiet: "WARN path.loss: here -> 192.0.2.2: 2.0 % loss ...; fix: ..." for
 // each finding that warns or fails; none on a healthy path.
-std::vector<std::string> path_problem_lines(const health::PathReport& r);
+std::vector<std::string> path_problem_lines(const ops::PathReport& r);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

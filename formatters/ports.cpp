@@ -4,7 +4,7 @@
 #include <type_traits>
 #include <fmt/format.h>
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -144,4 +144,4 @@ void render_ports(const report::PortsReport& report, Printer& p)
         render_device(p, d);
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

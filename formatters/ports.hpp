@@ -3,10 +3,10 @@
 #include "formatters/printer.hpp"
 #include "src/report/ports.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 // Lays out the `ports` report; field names here are the JSON contract
 // documented in man/qpscope-ports.1.
 void render_ports(const report::PortsReport& report, Printer& p);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

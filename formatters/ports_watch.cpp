@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -69,4 +69,4 @@ std::string terminal_frame(std::string_view text)
     return frame;
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

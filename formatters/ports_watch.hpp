@@ -6,7 +6,7 @@
 #include "formatters/printer.hpp"
 #include "src/report/ports_watch.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 // Lays out one `ports --watch` sample: a document per sample (one JSON
 // line, or one screenful of tables). Field names are the JSON contract
@@ -18,4 +18,4 @@ void render_watch_sample(const report::WatchSample& sample, Printer& p);
 // a shorter frame leaves nothing of the previous one and nothing flickers.
 std::string terminal_frame(std::string_view text);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -99,13 +99,13 @@ std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostrea
     return make_text_printer(out, options.color);
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters
 
 #include "formatters/json_value.hpp"
 #include "src/json.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 struct JsonVisitor {
@@ -154,4 +154,4 @@ struct JsonVisitor {
 
 nlohmann::ordered_json to_json(const Value& value) { return std::visit(JsonVisitor{}, value); }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -14,7 +14,7 @@
 
 #include "src/decode/decode.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 // A measured time: text shows microseconds with nanosecond resolution
 // ("12.345"), JSON the number of nanoseconds.
@@ -127,4 +127,4 @@ private:
     Printer& p_;
 };
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

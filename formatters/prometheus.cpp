@@ -12,7 +12,7 @@
 #include "src/decode/port.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -264,4 +264,4 @@ void render_ports_prometheus(const report::PortsReport& report, std::ostream& ou
     out.flush();
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

@@ -10,7 +10,7 @@
 
 #include "src/report/ports.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 void render_ports_prometheus(const report::PortsReport& report, std::ostream& out);
 
@@ -23,4 +23,4 @@ std::string prometheus_label_value(std::string_view value);
 // HELP text: backslash and line feed escaped.
 std::string prometheus_help_text(std::string_view text);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

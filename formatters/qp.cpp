@@ -9,7 +9,7 @@
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -166,7 +166,7 @@ void render_qp(const report::QpReport& q, Printer& p)
     render_qp_fields(q, p);
 }
 
-void render_create(const qp::CreateOutcome& o, Printer& p)
+void render_create(const ops::CreateOutcome& o, Printer& p)
 {
     {
         ListScope qps(p, "qps");
@@ -199,7 +199,7 @@ void render_create(const qp::CreateOutcome& o, Printer& p)
     }
 }
 
-void render_modify(const qp::ModifyOutcome& o, Printer& p)
+void render_modify(const ops::ModifyOutcome& o, Printer& p)
 {
     const std::string to = o.to ? *decode::qp_state(*o.to).name : *decode::qp_state(o.from).name;
     ObjectScope scope(p, "modify",
@@ -245,7 +245,7 @@ void render_modify(const qp::ModifyOutcome& o, Printer& p)
     }
 }
 
-void render_post(const qp::PostOutcome& o, Printer& p)
+void render_post(const ops::PostOutcome& o, Printer& p)
 {
     ObjectScope scope(p, "post", fmt::format("QP {:#x}: {} of {} bytes", o.qpn, o.operation, o.size));
     p.field("qpn", "QPN", hex24(o.qpn));
@@ -263,7 +263,7 @@ void render_post(const qp::PostOutcome& o, Printer& p)
         render_completion(*o.peer_completion, p);
     }
     if (o.atomic) {
-        const qp::AtomicOutcome& a = *o.atomic;
+        const ops::AtomicOutcome& a = *o.atomic;
         ObjectScope atomic(p, "atomic", "atomic");
         p.field("remote_addr", "remote address", decode::hex_number(a.remote_addr));
         p.field("rkey", "rkey", decode::hex_number(a.rkey));
@@ -285,7 +285,7 @@ void render_post(const qp::PostOutcome& o, Printer& p)
     }
 }
 
-void render_destroy(const qp::DestroyOutcome& o, Printer& p)
+void render_destroy(const ops::DestroyOutcome& o, Printer& p)
 {
     {
         ListScope list(p, "destroyed", "destroyed");
@@ -329,7 +329,7 @@ void render_kernel_qp(const report::KernelQpReport& q, Printer& p, const health:
     }
 }
 
-void render_kernel_qp_view(const qp::KernelQpView& view, Printer& p)
+void render_kernel_qp_view(const ops::KernelQpView& view, Printer& p)
 {
     ObjectScope scope(p, "qp", fmt::format("QP {:#x} ({}) on {} — kernel view (not held by you: attributes beyond "
                                            "these need its owner)",
@@ -338,7 +338,7 @@ void render_kernel_qp_view(const qp::KernelQpView& view, Printer& p)
     render_kernel_qp(view.qp, p, view.verdict ? &*view.verdict : nullptr);
 }
 
-void render_kernel_qps(const qp::QpListing& listing, Printer& p)
+void render_kernel_qps(const ops::QpListing& listing, Printer& p)
 {
     const auto& qps = listing.qps;
     const auto& notes = listing.notes;
@@ -394,7 +394,7 @@ void render_kernel_qps(const qp::QpListing& listing, Printer& p)
             p.begin_object("", "");
             p.datum("device", f.device);
             p.datum("port", f.port ? Value(u64{*f.port}) : Value(nullptr));
-            p.datum("status", std::string(health::status_name(f.status)));
+            p.datum("status", std::string(status_name(f.status)));
             p.field("summary", fmt::format("{} port {}", f.device, f.port.value_or(0)), f.summary);
             p.end_object();
         }
@@ -414,4 +414,4 @@ void render_kernel_qps(const qp::QpListing& listing, Printer& p)
                            notes.dest_missing));
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

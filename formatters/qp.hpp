@@ -9,19 +9,19 @@
 #include "src/ops/qp_session.hpp"
 #include "src/report/qp.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 void render_qp(const report::QpReport& qp, Printer& p);
-void render_create(const qp::CreateOutcome& outcome, Printer& p);
-void render_modify(const qp::ModifyOutcome& outcome, Printer& p);
-void render_post(const qp::PostOutcome& outcome, Printer& p);
-void render_destroy(const qp::DestroyOutcome& outcome, Printer& p);
+void render_create(const ops::CreateOutcome& outcome, Printer& p);
+void render_modify(const ops::ModifyOutcome& outcome, Printer& p);
+void render_post(const ops::PostOutcome& outcome, Printer& p);
+void render_destroy(const ops::DestroyOutcome& outcome, Printer& p);
 // `qp list`: the kernel's view of QPs (any process), those this user's
 // holder holds marked, and what health/stuck.hpp says of some.
-void render_kernel_qps(const qp::QpListing& listing, Printer& p);
+void render_kernel_qps(const ops::QpListing& listing, Printer& p);
 // One QP of the kernel's view; `verdict` adds what health/stuck.hpp says of it.
 void render_kernel_qp(const report::KernelQpReport& qp, Printer& p, const health::QpVerdict* verdict = nullptr);
 // `qp query` of a QP this user's holder does not hold.
-void render_kernel_qp_view(const qp::KernelQpView& view, Printer& p);
+void render_kernel_qp_view(const ops::KernelQpView& view, Printer& p);
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

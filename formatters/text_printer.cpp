@@ -9,7 +9,7 @@
 #include "formatters/printer.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::fmt_out {
+namespace qps::formatters {
 
 namespace {
 
@@ -141,4 +141,4 @@ std::unique_ptr<Printer> make_text_printer(std::ostream& out, bool color)
     return std::make_unique<TextPrinter>(out, color);
 }
 
-}  // namespace qps::fmt_out
+}  // namespace qps::formatters

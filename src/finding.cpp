@@ -4,7 +4,7 @@
 
 #include "src/error.hpp"
 
-namespace qps::health {
+namespace qps {
 
 std::string_view status_name(Status s)
 {
@@ -41,4 +41,4 @@ void throw_first_failure(const std::vector<Finding>& findings)
     }
 }
 
-}  // namespace qps::health
+}  // namespace qps

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-namespace qps::health {
+namespace qps {
 
 enum class Status { ok, warn, fail, skipped };
 
@@ -45,4 +45,4 @@ std::string error_line(const Finding& f);
 // value, OperationError for the host.
 void throw_first_failure(const std::vector<Finding>& findings);
 
-}  // namespace qps::health
+}  // namespace qps

@@ -8,7 +8,7 @@
 #include "formatters/qp.hpp"
 #include "src/ops/qp_session.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 struct CreateOptions {
@@ -29,7 +29,8 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
     CLI::App* cmd = parent.add_subcommand(
         "create", "Create a QP (or, with --pair, two connected QPs) and print the caps the device granted");
     add_device_option(cmd, o->device, DeviceUse::choose);
-    cmd->add_option("-t,--type", o->type, "QP type: rc, uc, ud")->transform(one_of(qp::qp_type_words()));
+    auto* type = cmd->add_option("--transport", o->type, "QP type (transport): rc, uc, ud")->transform(one_of(qp::qp_type_words()));
+    add_old_spelling(cmd, "-t,--type", o->type, type)->transform(one_of(qp::qp_type_words()));
     cmd->add_option("--send-wr", o->send_wr, "Send queue depth")->check(CLI::Range(1u, 1u << 30));
     cmd->add_option("--recv-wr", o->recv_wr, "Receive queue depth")->check(CLI::Range(1u, 1u << 30));
     cmd->add_option("--send-sge", o->send_sge, "Scatter/gather entries per send WR")->check(CLI::Range(1u, 1u << 16));
@@ -47,7 +48,7 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
         ->check(CLI::Range(1u, 7u * 24 * 3600));
     add_attribute_flags(cmd, o->flags);
     cmd->callback([o, &global] {
-        qp::CreateSpec spec;
+        ops::CreateSpec spec;
         spec.create.device = o->device;
         spec.create.type = qp::parse_qp_type(o->type);
         spec.create.send_wr = o->send_wr;
@@ -60,12 +61,12 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
         spec.attributes = qp::parse_modify_flags(o->flags);
         if (spec.attributes.request.port)
             spec.create.port = *spec.attributes.request.port;
-        spec.target = qp::create_target(o->to, o->pair);
+        spec.target = ops::create_target(o->to, o->pair);
         spec.pair = o->pair;
         spec.idle = std::chrono::seconds(o->idle);
-        const qp::CreateOutcome outcome = qp::create_qps(spec);
-        emit(global, "qp create", [&](fmt_out::Printer& p) { fmt_out::render_create(outcome, p); });
+        const ops::CreateOutcome outcome = ops::create_qps(spec);
+        emit(global, "qp create", [&](formatters::Printer& p) { formatters::render_create(outcome, p); });
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

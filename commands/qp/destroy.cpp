@@ -8,7 +8,7 @@
 #include "src/ops/qp_session.hpp"
 #include "src/qp/options.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 struct DestroyOptions {
@@ -31,9 +31,9 @@ void register_qp_destroy(CLI::App& parent, const GlobalOptions& global)
         std::optional<std::uint32_t> qpn;
         if (!o->all)
             qpn = qp::parse_qpn(o->qpn);
-        const qp::DestroyOutcome outcome = qp::destroy_qps(qpn);
-        emit(global, "qp destroy", [&](fmt_out::Printer& p) { fmt_out::render_destroy(outcome, p); });
+        const ops::DestroyOutcome outcome = ops::destroy_qps(qpn);
+        emit(global, "qp destroy", [&](formatters::Printer& p) { formatters::render_destroy(outcome, p); });
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

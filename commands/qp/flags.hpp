@@ -5,8 +5,8 @@
 
 #include "src/qp/options.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 void add_attribute_flags(CLI::App* cmd, qp::ModifyFlags& f);
 
-}  // namespace qps::cli
+}  // namespace qps::commands

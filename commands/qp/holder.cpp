@@ -3,11 +3,11 @@
 #include "src/error.hpp"
 #include "src/ops/holder.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 void register_qp_holder(CLI::App& app)
 {
-    auto o = std::make_shared<qp::HolderOptions>();
+    auto o = std::make_shared<ops::HolderOptions>();
     auto idle = std::make_shared<unsigned>(600);
     CLI::App* cmd = app.add_subcommand("__holder", "");
     cmd->group("");  // hidden from --help
@@ -15,8 +15,8 @@ void register_qp_holder(CLI::App& app)
     cmd->add_option("--idle", *idle);
     cmd->callback([o, idle] {
         o->idle = std::chrono::seconds(*idle);
-        throw ReportedFailure{qp::run_holder(*o)};
+        throw ReportedFailure{ops::run_holder(*o)};
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

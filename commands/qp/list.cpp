@@ -7,7 +7,7 @@
 #include "src/ops/qp_list.hpp"
 #include "src/qp/options.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 struct ListOptions {
@@ -26,7 +26,8 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
     add_device_option(cmd, o->device, DeviceUse::filter);
     cmd->add_option("--state", o->state, "Only this state: reset, init, rtr, rts, sqd, sqe, err")
         ->transform(one_of(qp::state_words()));
-    cmd->add_option("-t,--type", o->type, "Only this type: rc, uc, ud")->transform(one_of(qp::qp_type_words()));
+    auto* type = cmd->add_option("--transport", o->type, "Only this type: rc, uc, ud")->transform(one_of(qp::qp_type_words()));
+    add_old_spelling(cmd, "-t,--type", o->type, type)->transform(one_of(qp::qp_type_words()));
     cmd->add_option("--pid", o->pid, "Only QPs of this process");
     cmd->add_option("--qpn", o->qpn, "Only this QPN")->type_name(value_type::qpn);
     cmd->add_flag("--held", o->held_only, "Only QPs this user's holder holds");
@@ -36,7 +37,7 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
         ->check(CLI::Range(0.1, 3600.0))
         ->type_name("SECONDS");
     cmd->callback([o, &global] {
-        qp::QpListFilter f;
+        ops::QpListFilter f;
         f.device = o->device;
         if (!o->state.empty())
             f.state = qp::parse_state(o->state, "--state");
@@ -47,11 +48,11 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
         f.pid = o->pid;
         f.held_only = o->held_only;
         f.stalled_s = o->stalled;
-        const qp::QpListing listing = qp::list_qps(f);
-        emit(global, "qp list", [&](fmt_out::Printer& p) { fmt_out::render_kernel_qps(listing, p); });
+        const ops::QpListing listing = ops::list_qps(f);
+        emit(global, "qp list", [&](formatters::Printer& p) { formatters::render_kernel_qps(listing, p); });
         if (listing.notes.interrupted)
             throw ReportedFailure{exit_interrupted};
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -8,7 +8,7 @@
 #include "src/error.hpp"
 #include "src/ops/qp_session.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 struct ModifyOptions {
@@ -33,11 +33,11 @@ void register_qp_modify(CLI::App& parent, const GlobalOptions& global)
     add_attribute_flags(cmd, o->flags);
     cmd->callback([o, &global] {
         const std::uint32_t qpn = qp::parse_qpn(o->qpn);
-        const qp::ModifyOutcome outcome = qp::modify_qp(qpn, qp::parse_modify_flags(o->flags), o->dry_run);
-        emit(global, "qp modify", [&](fmt_out::Printer& p) { fmt_out::render_modify(outcome, p); });
+        const ops::ModifyOutcome outcome = ops::modify_qp(qpn, qp::parse_modify_flags(o->flags), o->dry_run);
+        emit(global, "qp modify", [&](formatters::Printer& p) { formatters::render_modify(outcome, p); });
         if (outcome.refused_errno)
             throw ReportedFailure{exit_failed};
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -8,7 +8,7 @@
 #include "src/ops/qp_session.hpp"
 #include "src/qp/options.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 struct PostOptions {
@@ -45,12 +45,12 @@ void register_qp_post(CLI::App& parent, const GlobalOptions& global)
         ->type_name("N");
     cmd->add_option("--swap", f.swap, "cas: the value written when they are equal (required)")->type_name("N");
     cmd->callback([o, &global] {
-        qp::PostSpec spec;
+        ops::PostSpec spec;
         spec.qpn = qp::parse_qpn(o->qpn);
         spec.request = qp::parse_post_flags(o->flags);
         spec.wait = std::chrono::milliseconds(o->wait_ms);
-        const qp::PostOutcome outcome = qp::post_qp(spec);
-        emit(global, "qp post", [&](fmt_out::Printer& p) { fmt_out::render_post(outcome, p); });
+        const ops::PostOutcome outcome = ops::post_qp(spec);
+        emit(global, "qp post", [&](formatters::Printer& p) { formatters::render_post(outcome, p); });
         if (outcome.timed_out)
             throw ReportedFailure{exit_timeout};
         if (!outcome.completion || outcome.completion->status.raw != IBV_WC_SUCCESS)
@@ -58,4 +58,4 @@ void register_qp_post(CLI::App& parent, const GlobalOptions& global)
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

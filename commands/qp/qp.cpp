@@ -2,7 +2,7 @@
 #include "commands/app.hpp"
 #include "commands/qp/qp.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 void register_qp(CLI::App& app, const GlobalOptions& global)
 {
@@ -20,4 +20,4 @@ void register_qp(CLI::App& app, const GlobalOptions& global)
     register_qp_holder(app);
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

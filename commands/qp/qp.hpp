@@ -5,7 +5,7 @@
 #include "commands/app.hpp"
 #include "commands/emit.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 void register_qp_create(CLI::App& qp, const GlobalOptions& global);
 void register_qp_modify(CLI::App& qp, const GlobalOptions& global);
@@ -16,4 +16,4 @@ void register_qp_destroy(CLI::App& qp, const GlobalOptions& global);
 // The hidden `__holder` command that `qp create` starts in the background.
 void register_qp_holder(CLI::App& app);
 
-}  // namespace qps::cli
+}  // namespace qps::commands

@@ -8,7 +8,7 @@
 #include "src/ops/qp_list.hpp"
 #include "src/ops/qp_session.hpp"
 
-namespace qps::cli {
+namespace qps::commands {
 
 namespace {
 struct QueryOptions {
@@ -27,13 +27,13 @@ void register_qp_query(CLI::App& parent, const GlobalOptions& global)
     add_device_option(cmd, o->device, DeviceUse::qpn_owner);
     cmd->callback([o, &global] {
         const std::uint32_t qpn = qp::parse_qpn(o->qpn);
-        if (auto held = qp::query_held(qpn); held && (o->device.empty() || held->device == o->device)) {
-            emit(global, "qp query", [&](fmt_out::Printer& p) { fmt_out::render_qp(*held, p); });
+        if (auto held = ops::query_held(qpn); held && (o->device.empty() || held->device == o->device)) {
+            emit(global, "qp query", [&](formatters::Printer& p) { formatters::render_qp(*held, p); });
             return;
         }
-        const qp::KernelQpView view = qp::query_kernel_qp(qpn, o->device);
-        emit(global, "qp query", [&](fmt_out::Printer& p) { fmt_out::render_kernel_qp_view(view, p); });
+        const ops::KernelQpView view = ops::query_kernel_qp(qpn, o->device);
+        emit(global, "qp query", [&](formatters::Printer& p) { formatters::render_kernel_qp_view(view, p); });
     });
 }
 
-}  // namespace qps::cli
+}  // namespace qps::commands

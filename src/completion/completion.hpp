@@ -39,6 +39,8 @@ struct CommandSpec {
     std::vector<OptionSpec> options;
     std::vector<OptionSpec> positionals;
     std::vector<CommandSpec> subcommands;
+    // Old spellings (hidden options): accepted when typed, never offered.
+    std::vector<OptionSpec> old_spellings;
 };
 
 enum class Shell { bash, zsh, fish };

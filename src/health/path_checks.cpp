@@ -62,7 +62,7 @@ Finding check_ack_timeout(double rtt_us, int timeout_code, int retry_cnt)
     f.why = "every message is sent again before its ACK is back: the link carries duplicates, and a QP whose "
             "retries run out ends in ERR though the peer answered";
     f.fix = fmt::format("give the QPs an ACK timeout of code {} or more (4.096 us x 2^code at least twice the round "
-                        "trip): ibv_qp_attr.timeout, 'qpscope qp modify --timeout', or the application's setting",
+                        "trip): ibv_qp_attr.timeout, 'qpscope qp modify --qp-timeout', or the application's setting",
                         code_for(2 * rtt_us));
     return f;
 }

@@ -140,7 +140,7 @@ Finding check_link(const LinkFacts& l, const Expect& expect)
     return r;
 }
 
-Finding check_roce_gid(const std::string& device, std::uint32_t port, const std::vector<GidEntry>& gids,
+Finding check_roce_gid(const std::string& device, std::uint32_t port, const std::vector<host::GidEntry>& gids,
                        const std::string& netdev)
 {
     Finding r;
@@ -148,7 +148,7 @@ Finding check_roce_gid(const std::string& device, std::uint32_t port, const std:
     r.device = device;
     r.port = port;
     std::vector<std::string> v2;
-    const GidEntry* routable = nullptr;
+    const host::GidEntry* routable = nullptr;
     for (const auto& g : gids) {
         if (g.type != "RoCE v2")
             continue;
@@ -174,7 +174,7 @@ Finding check_roce_gid(const std::string& device, std::uint32_t port, const std:
     return r;
 }
 
-decode::GidKind kind_of(const GidEntry& g)
+decode::GidKind kind_of(const host::GidEntry& g)
 {
     if (!g.ipv4.empty())
         return decode::GidKind::ipv4;
@@ -267,7 +267,7 @@ std::string destination_text(const Destination& d)
                                                                           : fmt::format("{} ({})", d.host, addresses);
 }
 
-std::string gid_entry_text(const GidEntry& g)
+std::string gid_entry_text(const host::GidEntry& g)
 {
     return fmt::format("index {} {} ({})", g.index, g.ipv4.empty() ? g.gid : g.ipv4, decode::gid_kind_name(kind_of(g)));
 }
@@ -275,7 +275,7 @@ std::string gid_entry_text(const GidEntry& g)
 }  // namespace
 
 Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optional<std::uint32_t> gid_index,
-                       const std::vector<GidEntry>& gids, std::optional<std::uint32_t> chosen,
+                       const std::vector<host::GidEntry>& gids, std::optional<std::uint32_t> chosen,
                        const Destination& d, const std::string& netdev)
 {
     Finding r;
@@ -283,7 +283,7 @@ Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optio
     r.device = device;
     r.port = port;
     const std::vector<decode::GidKind> kinds = gid_kinds_for(d);
-    const auto source = chosen ? std::find_if(gids.begin(), gids.end(), [&](const GidEntry& g) { return g.index == *chosen; })
+    const auto source = chosen ? std::find_if(gids.begin(), gids.end(), [&](const host::GidEntry& g) { return g.index == *chosen; })
                                : gids.end();
     r.seen = {{"destination", d.addresses.empty() ? d.host : destination_text(d)}};
     if (kinds.empty() || source == gids.end()) {
@@ -314,7 +314,7 @@ Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optio
     r.why = "RoCE v2 carries the GIDs as the packets' IP source and destination: a link-local GID reaches only "
             "link-local peers, an IPv4-mapped one IPv4 peers, a global IPv6 one global IPv6 peers; the kernel "
             "would refuse the connection later (ibv_modify_qp to RTR: EINVAL, or no route)";
-    const auto match = std::find_if(gids.begin(), gids.end(), [&](const GidEntry& g) {
+    const auto match = std::find_if(gids.begin(), gids.end(), [&](const host::GidEntry& g) {
         return g.type == "RoCE v2" && std::find(kinds.begin(), kinds.end(), kind_of(g)) != kinds.end();
     });
     const std::string nd = netdev.empty() ? "NETDEV" : netdev;
@@ -342,7 +342,7 @@ bool addressing_errno(const std::string& call, int err, bool ethernet)
 
 std::optional<Finding> loopback_not_connectable(const std::string& device, std::uint32_t port, int transport)
 {
-    Finding f = check_connect_transport(device, port, transport);
+    Finding f = host::check_connect_transport(device, port, transport);
     if (!f.failed())
         return std::nullopt;
     f.id = "port.loopback";
@@ -389,7 +389,7 @@ Finding loopback_failure(const std::string& device, std::uint32_t port, const st
 
 std::uint32_t rdma_mtu_for_netdev(std::uint32_t netdev_mtu, std::uint32_t max_mtu, const std::string& driver)
 {
-    const std::uint32_t allowance = roce_header_allowance(driver);
+    const std::uint32_t allowance = host::roce_header_allowance(driver);
     std::uint32_t best = 0;
     for (std::uint32_t m = 256; m <= 4096; m *= 2)
         if (m + allowance <= netdev_mtu && m <= max_mtu)
@@ -404,7 +404,7 @@ Finding explain_roce_mtu(const LinkFacts& l, std::uint32_t netdev_mtu, const std
     r.id = "port.mtu";
     r.device = l.device;
     r.port = l.port;
-    const std::uint32_t allowance = roce_header_allowance(driver);
+    const std::uint32_t allowance = host::roce_header_allowance(driver);
     r.seen = {{"netdev", l.netdev},
               {"netdev_mtu", std::to_string(netdev_mtu)},
               {"header_allowance", std::to_string(allowance)},
@@ -415,7 +415,7 @@ Finding explain_roce_mtu(const LinkFacts& l, std::uint32_t netdev_mtu, const std
                                          driver.empty() ? "RoCE" : driver, allowance);
     std::string next;
     if (l.active_mtu < l.max_mtu && l.active_mtu < 4096)
-        next = fmt::format("; netdev MTU {} would give {}", netdev_mtu_for(l.active_mtu * 2, driver),
+        next = fmt::format("; netdev MTU {} would give {}", host::netdev_mtu_for(l.active_mtu * 2, driver),
                            l.active_mtu * 2);
     else
         next = "; that is the port's largest";
@@ -429,7 +429,7 @@ Finding explain_roce_mtu(const LinkFacts& l, std::uint32_t netdev_mtu, const std
                                   *expect_mtu)
                     : fmt::format("ip link set {} mtu {} (and the same or larger on the switch ports and the "
                                   "peers)",
-                                  l.netdev.empty() ? "NETDEV" : l.netdev, netdev_mtu_for(*expect_mtu, driver));
+                                  l.netdev.empty() ? "NETDEV" : l.netdev, host::netdev_mtu_for(*expect_mtu, driver));
         return r;
     }
     r.status = Status::ok;

@@ -46,13 +46,13 @@ Finding check_link(const LinkFacts& l, const Expect& expect);
 
 // id "port.roce_gid": a RoCE port has a RoCE v2 GID with an IPv4 or global
 // IPv6 address (routable); warn when it has only link-local ones.
-Finding check_roce_gid(const std::string& device, std::uint32_t port, const std::vector<GidEntry>& gids,
+Finding check_roce_gid(const std::string& device, std::uint32_t port, const std::vector<host::GidEntry>& gids,
                        const std::string& netdev);
 
 // --- the source GID against the destination ---------------------------------
 
 // The kind of a GID entry: IPv4-mapped, link-local IPv6 or global IPv6.
-decode::GidKind kind_of(const GidEntry& g);
+decode::GidKind kind_of(const host::GidEntry& g);
 
 // The host a client was given, resolved as its connection will resolve it.
 struct Destination {
@@ -87,7 +87,7 @@ std::vector<decode::GidKind> gid_kinds_for(const Destination& d);
 // port that matches, or the address the netdev lacks. `gid_index`: -x, when
 // given (a mismatch is then the option's fault if another GID matches).
 Finding check_gid_kind(const std::string& device, std::uint32_t port, std::optional<std::uint32_t> gid_index,
-                       const std::vector<GidEntry>& gids, std::optional<std::uint32_t> chosen,
+                       const std::vector<host::GidEntry>& gids, std::optional<std::uint32_t> chosen,
                        const Destination& d, const std::string& netdev);
 
 // --- doctor's loopback self-test: not run, or failed -----------------------------

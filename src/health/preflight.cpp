@@ -21,7 +21,7 @@ std::string port_netdev(const std::string& device, const verbs::PortSnapshot& p)
     // A RoCE port whose netdev has no address yet has no GID: sysfs still
     // names the netdev of GID 0. An iWARP port's GIDs name none: the
     // kernel's RDMA netlink does (`rdma link show`).
-    if (std::string n = first_line_of(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/0", device,
+    if (std::string n = host::first_line_of(fmt::format("/sys/class/infiniband/{}/ports/{}/gid_attrs/ndevs/0", device,
                                                    p.port_num));
         !n.empty())
         return n;
@@ -54,12 +54,12 @@ std::string netdev_address(const std::string& netdev)
 
 std::string netdev_operstate(const std::string& netdev)
 {
-    return netdev.empty() ? std::string() : first_line_of("/sys/class/net/" + netdev + "/operstate");
+    return netdev.empty() ? std::string() : host::first_line_of("/sys/class/net/" + netdev + "/operstate");
 }
 
-PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p)
+host::PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p)
 {
-    PortState s;
+    host::PortState s;
     s.device = device;
     s.port = p.port_num;
     s.state = p.attr.state;
@@ -72,9 +72,9 @@ PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p)
     return s;
 }
 
-std::vector<GidEntry> gid_entries(const verbs::PortSnapshot& p)
+std::vector<host::GidEntry> gid_entries(const verbs::PortSnapshot& p)
 {
-    std::vector<GidEntry> out;
+    std::vector<host::GidEntry> out;
     for (const auto& g : p.gids) {
         if (g.err != 0)
             continue;
@@ -118,7 +118,7 @@ struct Chosen {
 // the fault). A device that cannot be read stops the search there: its own
 // checks name why (a device file this user may not open is not passed over
 // silently). Each device is opened once; the chosen one stays open.
-Chosen device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds, bool connects, ConnectWith with)
+Chosen device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds, bool connects, host::ConnectWith with)
 {
     for (const auto& d : verbs::list_devices()) {
         try {
@@ -167,7 +167,7 @@ Preflight preflight(const PreflightSpec& spec)
     Chosen chosen = resolve(spec, out.gid_kinds);
     const verbs::ListedDevice& dev = chosen.listed;
     out.device = dev.name;
-    f.push_back(check_device_file(dev.name, read_device_file("/dev/infiniband/" + dev.uverbs)));
+    f.push_back(host::check_device_file(dev.name, host::read_device_file("/dev/infiniband/" + dev.uverbs)));
     throw_first_failure(f);
 
     // 2. Connected QPs: the device's transport, then the port's state. The
@@ -175,16 +175,16 @@ Preflight preflight(const PreflightSpec& spec)
     out.opened = chosen.opened ? chosen.opened : verbs::open_shared_device(dev.name);
     const verbs::DeviceSnapshot snap = verbs::snapshot_device(*out.opened, spec.port, verbs::Detail::tables);
     const verbs::PortSnapshot& port = snap.ports.front();
-    const PortState state = port_state_of(dev.name, port);
+    const host::PortState state = port_state_of(dev.name, port);
     if (spec.connects) {
-        f.push_back(check_connect_transport(dev.name, spec.port, snap.transport, spec.with));
+        f.push_back(host::check_connect_transport(dev.name, spec.port, snap.transport, spec.with));
         throw_first_failure(f);
-        f.push_back(check_port_state(state));
+        f.push_back(host::check_port_state(state));
         throw_first_failure(f);
     }
     // 3. The GID index, the MTU.
     if (spec.gid_index || spec.connects) {
-        f.push_back(check_gid_index(dev.name, spec.port, spec.gid_index, gid_entries(port),
+        f.push_back(host::check_gid_index(dev.name, spec.port, spec.gid_index, gid_entries(port),
                                     static_cast<std::uint32_t>(port.attr.gid_tbl_len), state.ethernet));
         throw_first_failure(f);
     }
@@ -198,17 +198,17 @@ Preflight preflight(const PreflightSpec& spec)
         throw_first_failure(f);
     }
     if (spec.mtu) {
-        f.push_back(check_mtu(dev.name, spec.port, *spec.mtu, port.attr.active_mtu, port.attr.max_mtu));
+        f.push_back(host::check_mtu(dev.name, spec.port, *spec.mtu, port.attr.active_mtu, port.attr.max_mtu));
         throw_first_failure(f);
     }
 
     // 5. The process: locked memory and the CPU.
     if (spec.memlock_bytes) {
-        f.push_back(check_memlock(read_memlock(), spec.memlock_bytes, spec.memlock_what));
+        f.push_back(host::check_memlock(host::read_memlock(), spec.memlock_bytes, spec.memlock_what));
         throw_first_failure(f);
     }
     if (spec.cpu) {
-        f.push_back(check_cpu(*spec.cpu, allowed_cpus()));
+        f.push_back(host::check_cpu(*spec.cpu, host::allowed_cpus()));
         throw_first_failure(f);
     }
     return out;

@@ -28,7 +28,7 @@ struct PreflightSpec {
     bool connects = true;
     // How: through rdma_cm (--cm: an iWARP device passes), and whether the
     // QPs are UD (none on iWARP). host/checks.hpp check_connect_transport.
-    ConnectWith with;
+    host::ConnectWith with;
     std::optional<std::uint32_t> gid_index; // -x
     std::optional<int> mtu;                 // --mtu (ibv_mtu)
     std::optional<int> cpu;                 // -c
@@ -61,7 +61,7 @@ std::string port_netdev(const std::string& device, const verbs::PortSnapshot& p)
 // link-local (rdma_cm is given no scope); "" when it has none.
 std::string netdev_address(const std::string& netdev);
 std::string netdev_operstate(const std::string& netdev);  // sysfs operstate, "" if unknown
-PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p);
-std::vector<GidEntry> gid_entries(const verbs::PortSnapshot& p);
+host::PortState port_state_of(const std::string& device, const verbs::PortSnapshot& p);
+std::vector<host::GidEntry> gid_entries(const verbs::PortSnapshot& p);
 
 }  // namespace qps::health

@@ -18,7 +18,7 @@
 #include "src/decode/device.hpp"
 #include "src/decode/port.hpp"
 
-namespace qps::health {
+namespace qps::host {
 
 namespace {
 
@@ -464,4 +464,4 @@ std::uint32_t netdev_mtu_for(std::uint32_t rdma_mtu_bytes, const std::string& dr
     return rdma_mtu_bytes + roce_header_allowance(driver);
 }
 
-}  // namespace qps::health
+}  // namespace qps::host

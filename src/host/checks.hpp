@@ -12,7 +12,7 @@
 
 #include "src/finding.hpp"
 
-namespace qps::health {
+namespace qps::host {
 
 // The first line of a (sysfs) file without its newline; "" when unreadable.
 std::string first_line_of(const std::string& path);
@@ -125,4 +125,4 @@ std::uint32_t roce_header_allowance(const std::string& driver);
 // The netdev MTU that gives `rdma_mtu_bytes`.
 std::uint32_t netdev_mtu_for(std::uint32_t rdma_mtu_bytes, const std::string& driver);
 
-}  // namespace qps::health
+}  // namespace qps::host

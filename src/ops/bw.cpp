@@ -17,7 +17,7 @@
 #include "src/perf/clock.hpp"
 #include "src/perf/link_connect.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
 namespace {
 
@@ -27,7 +27,7 @@ std::uint32_t effective_cq_mod(const BwOptions& o) { return o.cq_mod ? o.cq_mod 
 
 Json params_json(const BwOptions& o)
 {
-    Json p = common_params(o);
+    Json p = perf::common_params(o);
     p["tx_depth"] = o.tx_depth;
     p["rx_depth"] = o.rx_depth;
     p["post_list"] = o.post_list;
@@ -40,7 +40,7 @@ Json params_json(const BwOptions& o)
 
 void adopt(BwOptions& o, const Json& p)
 {
-    adopt_common(o, p);
+    perf::adopt_common(o, p);
     try {
         o.tx_depth = p.at("tx_depth").get<std::uint32_t>();
         o.rx_depth = p.at("rx_depth").get<std::uint32_t>();
@@ -68,27 +68,27 @@ Roles roles_of(const BwOptions& o, bool client)
 {
     const bool sends = client || o.bidir;
     const bool peer_sends = !client || o.bidir;
-    return {sends, o.op == Op::send && peer_sends, o.op != Op::send && peer_sends};
+    return {sends, o.op == perf::Op::send && peer_sends, o.op != perf::Op::send && peer_sends};
 }
 
 // Before the barrier: the pattern where data starts, zeros where it lands.
-void prepare_buffers(const std::vector<std::unique_ptr<verbs::LinkResources>>& qps, Op op, const Roles& roles,
+void prepare_buffers(const std::vector<std::unique_ptr<verbs::LinkResources>>& qps, perf::Op op, const Roles& roles,
                      std::uint32_t size)
 {
     for (const auto& res : qps) {
-        if (is_atomic(op)) {  // the target's counter starts at 0; what comes back lands in the send half
+        if (perf::is_atomic(op)) {  // the target's counter starts at 0; what comes back lands in the send half
             if (roles.target)
-                std::memset(res->recv_buf(), 0, atomic_bytes);
+                std::memset(res->recv_buf(), 0, perf::atomic_bytes);
             if (roles.sends)
-                std::memset(res->send_buf(), 0, atomic_bytes);
-        } else if (op == Op::read) {
+                std::memset(res->send_buf(), 0, perf::atomic_bytes);
+        } else if (op == perf::Op::read) {
             if (roles.target)
-                fill_pattern(res->recv_buf(), size);
+                perf::fill_pattern(res->recv_buf(), size);
             if (roles.sends)
                 std::memset(res->send_buf(), 0, size);
         } else {
             if (roles.sends)
-                fill_pattern(res->send_buf(), size);
+                perf::fill_pattern(res->send_buf(), size);
             if (roles.target || roles.receives)
                 std::memset(res->recv_buf(), 0, res->local().size);
         }
@@ -96,23 +96,23 @@ void prepare_buffers(const std::vector<std::unique_ptr<verbs::LinkResources>>& q
 }
 
 // After the run: what arrived on this side against the pattern.
-std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::LinkResources>>& qps, Op op,
+std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::LinkResources>>& qps, perf::Op op,
                                     const Roles& roles, std::uint32_t size)
 {
-    if (is_atomic(op))
+    if (perf::is_atomic(op))
         return {roles.sends ? "not checked yet: the peer's counters" : "not checked here: the peer compares these "
                                                                          "counters with its atomics",
                 false};
-    const bool destination = op == Op::read ? roles.sends : roles.target || roles.receives;
+    const bool destination = op == perf::Op::read ? roles.sends : roles.target || roles.receives;
     if (!destination)
         return {"not checked: no data arrives on this side", false};
     if (size == 0)
         return {"not checked: 0-byte messages", false};
     for (const auto& res : qps) {
-        const std::uint8_t* where = op == Op::read ? res->send_buf() : res->recv_buf();
-        if (op == Op::send && res->type() == IBV_QPT_UD)
+        const std::uint8_t* where = op == perf::Op::read ? res->send_buf() : res->recv_buf();
+        if (op == perf::Op::send && res->type() == IBV_QPT_UD)
             where += verbs::ud_grh_bytes;
-        if (auto bad = check_pattern(where, size))
+        if (auto bad = perf::check_pattern(where, size))
             return {fmt::format("MISMATCH on QP {:#x}: {}", res->qp()->qp_num, *bad), true};
     }
     return {fmt::format("ok: {} bytes on {} QP{}", size, qps.size(), qps.size() == 1 ? "" : "s"), false};
@@ -121,13 +121,13 @@ std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::Lin
 // The atomics' check, on the side that posted them: fetch-and-add of 1
 // leaves each target counter at the adds that completed (their sum over
 // the QPs); compare-and-swap 0 -> 1 lets exactly one win on each QP.
-std::pair<std::string, bool> check_counters(Op op, std::optional<std::uint64_t> counter, std::uint64_t completed,
+std::pair<std::string, bool> check_counters(perf::Op op, std::optional<std::uint64_t> counter, std::uint64_t completed,
                                             std::size_t qps)
 {
     if (!counter)
         return {"not checked: the peer sent no counters", false};
-    const std::uint64_t expected = op == Op::fadd ? completed : qps;
-    const std::string what = op == Op::fadd ? fmt::format("{} fetch-and-adds completed here", completed)
+    const std::uint64_t expected = op == perf::Op::fadd ? completed : qps;
+    const std::string what = op == perf::Op::fadd ? fmt::format("{} fetch-and-adds completed here", completed)
                                             : fmt::format("one compare-and-swap of 0 -> 1 won on each of {} QP{}", qps,
                                                           qps == 1 ? "" : "s");
     if (*counter != expected)
@@ -140,20 +140,20 @@ std::pair<std::string, bool> check_counters(Op op, std::optional<std::uint64_t> 
 // them: thread t owns QPs t*qps .. (t+1)*qps-1, on both sides.
 struct BwQps {
     std::vector<std::unique_ptr<verbs::LinkResources>> qps;
-    std::vector<WorkerPlan> plans;
+    std::vector<perf::WorkerPlan> plans;
 };
 
 // One set of resources per QP, sized for the largest message.
 // One set of resources per QP, sized for the largest message, each
 // connected to its peer's, with its receives posted on a side that receives.
 BwQps connect_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Roles& roles, std::uint32_t largest,
-                     net::Exchange& ex, CmStart& cm)
+                     net::Exchange& ex, perf::CmStart& cm)
 {
-    verbs::LinkSetup setup = link_setup(o, largest);
+    verbs::LinkSetup setup = perf::link_setup(o, largest);
     setup.send_depth = o.tx_depth;
     setup.recv_depth = roles.receives ? o.rx_depth : 1;
     BwQps side;
-    side.qps = connected_qps(o, setup, o.threads * o.qps, largest, ex, cm);
+    side.qps = perf::connected_qps(o, setup, o.threads * o.qps, largest, ex, cm);
     side.plans.resize(o.threads);
     for (std::uint32_t t = 0; t < o.threads; ++t) {
         side.plans[t].cpu = t < cpus.size() ? cpus[t] : -1;
@@ -162,7 +162,7 @@ BwQps connect_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Rol
     }
     if (roles.receives)
         for (auto& res : side.qps)
-            post_initial_receives(*res, o.rx_depth);
+            perf::post_initial_receives(*res, o.rx_depth);
     return side;
 }
 
@@ -178,10 +178,10 @@ void set_queue_params(T& t, const BwOptions& o)
 
 // The report before any size: the test, the sides, the bw parameters.
 report::BwReport bw_report_header(const BwOptions& o, net::Exchange& ex, const verbs::LinkResources& first,
-                                  const Clock& clock, const std::vector<int>& cpus)
+                                  const perf::Clock& clock, const std::vector<int>& cpus)
 {
     report::BwReport rep;
-    fill_header(rep, o, ex, first, clock, cpus);
+    perf::fill_header(rep, o, ex, first, clock, cpus);
     rep.bidir = o.bidir;
     rep.qps = o.qps;
     set_queue_params(rep, o);
@@ -191,12 +191,12 @@ report::BwReport bw_report_header(const BwOptions& o, net::Exchange& ex, const v
 }
 
 // One size's run as the loop takes it.
-BwRun size_run(const BwOptions& o, std::uint32_t size, const Roles& roles, bool client,
+perf::BwRun size_run(const BwOptions& o, std::uint32_t size, const Roles& roles, bool client,
                const verbs::LinkResources& first, net::Exchange& ex,
                const std::function<void(std::uint32_t, double, double)>& progress)
 {
-    BwRun run;
-    set_common_run(run, o, size, first);
+    perf::BwRun run;
+    perf::set_common_run(run, o, size, first);
     set_queue_params(run, o);
     run.sends = roles.sends;
     run.receives = roles.receives;
@@ -217,7 +217,7 @@ BwRun size_run(const BwOptions& o, std::uint32_t size, const Roles& roles, bool 
 // stall, the heartbeat's silence, the peer's end signal), each side tells
 // the peer with its evidence and waits for the peer's word by the
 // heartbeat's rule (stall_evidence.hpp), as ping-pong does.
-void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string& role, const BwOptions& o,
+void end_barrier(net::Exchange& ex, perf::BwResult& r, bool client, const std::string& role, const BwOptions& o,
                  const PacketWatch& packets, bool& stalled_on_path)
 {
     const std::string peer_host = net::host_of(ex.channel().peer());
@@ -269,11 +269,11 @@ void end_barrier(net::Exchange& ex, BwResult& r, bool client, const std::string&
 
 // A size's result: this side's figures and its check of the data, then
 // the peer's figures (its absence ends the run; this side's stand).
-report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQps& side, const BwOptions& o,
+report::BwSizeResult size_result(std::uint32_t size, perf::CrewResult& crew, const BwQps& side, const BwOptions& o,
                                  const Roles& roles, net::Exchange& ex, const PacketWatch& packets,
                                  bool& stalled_on_path)
 {
-    BwResult& r = crew.total;
+    perf::BwResult& r = crew.total;
     report::BwSizeResult sr;
     sr.local.size = size;
     sr.local.tx = r.tx;
@@ -290,7 +290,7 @@ report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQ
         return sr;
     }
     std::tie(sr.local.verified, sr.local.verify_failed) = verify(side.qps, o.op, roles, size);
-    if (is_atomic(o.op) && roles.target) {
+    if (perf::is_atomic(o.op) && roles.target) {
         std::uint64_t sum = 0;
         for (const auto& res : side.qps) {
             std::uint64_t counter = 0;
@@ -301,7 +301,7 @@ report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQ
     }
     try {
         sr.peer = report::side_stats_from_json(ex.results(report::to_json(sr.local), o.timeout, net::Wait::silence));
-        if (is_atomic(o.op) && roles.sends)
+        if (perf::is_atomic(o.op) && roles.sends)
             std::tie(sr.local.verified, sr.local.verify_failed) =
                 check_counters(o.op, sr.peer->atomic_counter, r.sends_completed, side.qps.size());
     } catch (const TimeoutError& e) {
@@ -317,12 +317,12 @@ report::BwSizeResult size_result(std::uint32_t size, CrewResult& crew, const BwQ
 
 void check_bw_options(const BwOptions& o)
 {
-    check_op_transport(o.op, o.transport);
-    check_atomic_sizes(o);
-    if (o.op != Op::send)
+    perf::check_op_transport(o.op, o.transport);
+    perf::check_atomic_sizes(o);
+    if (o.op != perf::Op::send)
         for (auto s : o.sizes)
             if (s < 1)
-                throw UsageError(fmt::format("--op {} needs sizes of at least 1 byte", op_name(o.op)));
+                throw UsageError(fmt::format("--op {} needs sizes of at least 1 byte", perf::op_name(o.op)));
     if (o.tx_depth < 1 || o.tx_depth > 32768)
         throw UsageError(fmt::format("--tx-depth {} is out of range: valid are 1..32768", o.tx_depth));
     if (o.rx_depth < 1 || o.rx_depth > 32768)
@@ -335,7 +335,7 @@ void check_bw_options(const BwOptions& o)
                                      o.cq_mod, o.tx_depth));
     if (o.qps < 1 || o.qps > max_qps)
         throw UsageError(fmt::format("--qps {} is out of range: valid are 1..{}", o.qps, max_qps));
-    check_threads(o);
+    perf::check_threads(o);
     if (!(o.window_ms >= 0.01 && o.window_ms <= 60000))
         throw UsageError(fmt::format("--window {} ms is out of range: valid are 0.01..60000", o.window_ms));
     report::rate_unit(o.unit);
@@ -348,15 +348,15 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
     std::vector<int> cpus = preflight_side(o, o.qps * o.threads);
-    CmStart cm = cm_start(o);  // --cm: resolved or listening; rdma_cm's device checked too
+    perf::CmStart cm = perf::cm_start(o);  // --cm: resolved or listening; rdma_cm's device checked too
     if (cm.device_changed)
         cpus = preflight_side(o, o.qps * o.threads);
-    pin_cpu(o.cpu);
-    const Clock clock = Clock::calibrate();
+    perf::pin_cpu(o.cpu);
+    const perf::Clock clock = perf::Clock::calibrate();
 
     // 1. Connect and agree on the test.
     Json theirs;
-    net::Exchange ex = open_exchange(o, "bw", params_json(o), theirs);
+    net::Exchange ex = perf::open_exchange(o, "bw", params_json(o), theirs);
     if (!client) {
         adopt(o, theirs);
         cpus = preflight_side(o, o.qps * o.threads);  // the client's sizes, QPs and threads
@@ -368,24 +368,24 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     const BwQps side = connect_bw_qps(o, cpus, roles, largest, ex, cm);
     const verbs::LinkResources& first = *side.qps.front();
     report::BwReport rep = bw_report_header(o, ex, first, clock, cpus);
-    fill_cm_events(rep, cm);
+    perf::fill_cm_events(rep, cm);
     const PacketWatch packets(first.device_name(), o.port);
     ex.answer_stalls_with([&packets] { return to_json(packets.now()); });
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
-        const BwRun run = size_run(o, size, roles, client, first, ex, progress);
+        const perf::BwRun run = size_run(o, size, roles, client, first, ex, progress);
         rep.inline_used = rep.inline_used || run.use_inline;
         prepare_buffers(side.qps, o.op, roles, size);
-        if (const auto why = barrier_failure(ex); !why.empty()) {
+        if (const auto why = perf::barrier_failure(ex); !why.empty()) {
             rep.aborted = true;  // the sizes measured so far are the report
             rep.abort_reason = why;
             rep.stalled_on_path = name_lost_peer(rep.abort_reason, net::host_of(ex.channel().peer()), packets.now());
             break;
         }
         net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), o.timeout, ex.beat_limit());
-        CrewResult crew = run_crew(side.plans, run, clock, peer);
-        BwResult& r = crew.total;
+        perf::CrewResult crew = perf::run_crew(side.plans, run, clock, peer);
+        perf::BwResult& r = crew.total;
         end_barrier(ex, r, client, rep.role, o, packets, rep.stalled_on_path);
         const report::BwSizeResult sr = size_result(size, crew, side, o, roles, ex, packets, rep.stalled_on_path);
         rep.verify_failed = rep.verify_failed || sr.local.verify_failed || (sr.peer && sr.peer->verify_failed);
@@ -401,4 +401,4 @@ report::BwReport run_bw(const BwOptions& given, const std::function<void(std::ui
     return rep;
 }
 
-}  // namespace qps::perf
+}  // namespace qps::ops

@@ -12,12 +12,12 @@
 #include "src/perf/link_common.hpp"
 #include "src/report/bandwidth.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
-struct BwOptions : LinkOptions {
+struct BwOptions : perf::LinkOptions {
     BwOptions()
     {
-        op = Op::write;
+        op = perf::Op::write;
         sizes = {65536};
         iterations = 5000;
         warmup = 100;
@@ -39,4 +39,4 @@ void check_bw_options(const BwOptions& o);
 report::BwReport run_bw(const BwOptions& o, const std::function<void(std::uint32_t, double, double)>& progress = {},
                         const std::function<void(const report::BwSizeResult&)>& size_done = {});
 
-}  // namespace qps::perf
+}  // namespace qps::ops

@@ -8,7 +8,7 @@
 #include "src/error.hpp"
 #include "src/verbs/discovery.hpp"
 
-namespace qps::cm {
+namespace qps::ops {
 
 report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFilter& f)
 {
@@ -35,4 +35,4 @@ report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFi
 
 report::CmListReport list_cm_ids(const CmListFilter& filter) { return cm_list_report(kernel::dump_cm_ids(), filter); }
 
-}  // namespace qps::cm
+}  // namespace qps::ops

@@ -9,7 +9,7 @@
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/report/cm_id.hpp"
 
-namespace qps::cm {
+namespace qps::ops {
 
 // What `cm list` keeps; every member unset keeps everything.
 struct CmListFilter {
@@ -26,4 +26,4 @@ report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFi
 // through (no RDMA netlink, permission).
 report::CmListReport list_cm_ids(const CmListFilter& filter);
 
-}  // namespace qps::cm
+}  // namespace qps::ops

@@ -22,7 +22,7 @@
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/link_resources.hpp"
 
-namespace qps::health {
+namespace qps::ops {
 
 namespace {
 
@@ -55,9 +55,9 @@ Finding skipped(std::string id, const std::string& device, std::optional<std::ui
     return f;
 }
 
-LinkFacts link_facts(const std::string& device, const verbs::PortSnapshot& p, const std::string& netdev)
+health::LinkFacts link_facts(const std::string& device, const verbs::PortSnapshot& p, const std::string& netdev)
 {
-    LinkFacts l;
+    health::LinkFacts l;
     l.device = device;
     l.port = p.port_num;
     const auto w = decode::width(p.attr.active_width);
@@ -76,7 +76,7 @@ LinkFacts link_facts(const std::string& device, const verbs::PortSnapshot& p, co
 
 std::uint32_t netdev_mtu(const std::string& netdev)
 {
-    const std::string text = netdev.empty() ? "" : first_line_of("/sys/class/net/" + netdev + "/mtu");
+    const std::string text = netdev.empty() ? "" : host::first_line_of("/sys/class/net/" + netdev + "/mtu");
     try {
         return text.empty() ? 0 : static_cast<std::uint32_t>(std::stoul(text));
     } catch (const std::exception&) {
@@ -97,9 +97,9 @@ struct PortPlan {
 // /dev/infiniband/rdma_cm: what rdma_cm users (MPI, NCCL, NVMe-oF, rping)
 // open to resolve addresses and connect. Its absence or a refusal is a
 // warning: verbs work without it.
-Finding check_rdma_cm_file(const DeviceFile& file)
+Finding check_rdma_cm_file(const host::DeviceFile& file)
 {
-    Finding f = check_device_file("", file);
+    Finding f = host::check_device_file("", file);
     f.id = "device.rdma_cm";
     if (f.status != Status::fail)
         return f;
@@ -136,8 +136,8 @@ void doctor_progress(const DoctorOptions& o, const std::string& what)
 // the finding says why and what to load).
 std::vector<verbs::ListedDevice> check_kernel_and_devices(const DoctorOptions& o, std::vector<Finding>& out)
 {
-    const auto loaded = [](const std::string& m) { return module_is_loaded(m); };
-    out.push_back(check_kernel_modules(loaded));
+    const auto loaded = [](const std::string& m) { return health::module_is_loaded(m); };
+    out.push_back(health::check_kernel_modules(loaded));
     std::vector<verbs::ListedDevice> listed;
     try {
         listed = verbs::list_devices();
@@ -147,7 +147,7 @@ std::vector<verbs::ListedDevice> check_kernel_and_devices(const DoctorOptions& o
     std::vector<std::string> names;
     for (const auto& d : listed)
         names.push_back(d.name);
-    out.push_back(check_devices_found(names, read_pci_functions(), loaded));
+    out.push_back(health::check_devices_found(names, health::read_pci_functions(), loaded));
     if (!listed.empty() && !o.device.empty()) {
         const verbs::ListedDevice one = verbs::resolve_device(o.device);
         listed = {one};
@@ -160,32 +160,32 @@ void check_memlock_and_rdma_cm(const DoctorOptions& o, std::vector<Finding>& out
 {
     const std::uint64_t needed =
         o.memlock_needed ? o.memlock_needed
-                         : verbs::registered_bytes(perf::link_setup(perf::BwOptions{}, perf::BwOptions{}.sizes.front()));
-    out.push_back(check_memlock(read_memlock(), needed, "a default qpscope bw test's buffers"));
+                         : verbs::registered_bytes(perf::link_setup(ops::BwOptions{}, ops::BwOptions{}.sizes.front()));
+    out.push_back(host::check_memlock(host::read_memlock(), needed, "a default qpscope bw test's buffers"));
 
-    out.push_back(check_rdma_cm_file(read_device_file("/dev/infiniband/rdma_cm")));
+    out.push_back(check_rdma_cm_file(host::read_device_file("/dev/infiniband/rdma_cm")));
 }
 
 // One port's state, link, GID table and RoCE rules; what the later steps need of it.
 PortPlan check_port(const std::string& device, const std::string& driver, int transport,
                     const verbs::PortSnapshot& p, const DoctorOptions& o, std::vector<Finding>& out)
 {
-    const PortState state = port_state_of(device, p);
-    Finding st = check_port_state(state);
+    const host::PortState state = health::port_state_of(device, p);
+    Finding st = host::check_port_state(state);
     const bool active = st.status == Status::ok;
     out.push_back(std::move(st));
-    const LinkFacts link = link_facts(device, p, state.netdev);
+    const health::LinkFacts link = link_facts(device, p, state.netdev);
     if (active)
-        out.push_back(check_link(link, o.expect));
-    const auto gids = gid_entries(p);
-    out.push_back(check_gid_index(device, p.port_num, std::nullopt, gids,
+        out.push_back(health::check_link(link, o.expect));
+    const auto gids = health::gid_entries(p);
+    out.push_back(host::check_gid_index(device, p.port_num, std::nullopt, gids,
                                   static_cast<std::uint32_t>(p.attr.gid_tbl_len), state.ethernet));
     // RoCE's GID and MTU rules; an iWARP port is Ethernet too, but
     // its GIDs are not RoCE's and its MTU follows TCP's.
     if (state.ethernet && transport == IBV_TRANSPORT_IB) {
-        out.push_back(check_roce_gid(device, p.port_num, gids, state.netdev));
+        out.push_back(health::check_roce_gid(device, p.port_num, gids, state.netdev));
         if (const std::uint32_t mtu = netdev_mtu(state.netdev))
-            out.push_back(explain_roce_mtu(link, mtu, driver, o.expect.mtu));
+            out.push_back(health::explain_roce_mtu(link, mtu, driver, o.expect.mtu));
     }
     return {device, driver, p, active, transport, nullptr, state.netdev};
 }
@@ -195,10 +195,10 @@ void check_device(const verbs::ListedDevice& d, const DoctorOptions& o, std::vec
                   std::vector<PortPlan>& ports)
 {
     const std::string path = "/dev/infiniband/" + d.uverbs;
-    Finding access = check_device_file(d.name, read_device_file(path));
+    Finding access = host::check_device_file(d.name, host::read_device_file(path));
     const bool usable = access.status == Status::ok;
     out.push_back(std::move(access));
-    out.push_back(check_device_users(d.name, path, read_device_users(path)));
+    out.push_back(host::check_device_users(d.name, path, host::read_device_users(path)));
     if (!usable) {
         out.push_back(skipped("port.state", d.name, std::nullopt,
                               "ports not checked: this user cannot open the device"));
@@ -222,7 +222,7 @@ void check_port_counters(const std::vector<PortPlan>& ports, double seconds, std
             const kernel::CounterSet& before =
                 std::string_view(subdir) == "counters" ? pp.snap.counters : pp.snap.hw_counters;
             const kernel::CounterSet after = kernel::read_port_counters(pp.device, pp.snap.port_num, subdir);
-            for (auto& f : rising_counter_findings(pp.device, pp.snap.port_num, before, after, subdir, seconds))
+            for (auto& f : health::rising_counter_findings(pp.device, pp.snap.port_num, before, after, subdir, seconds))
                 out.push_back(std::move(f));
         }
     }
@@ -240,7 +240,7 @@ void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOpti
     const auto qp_counters_before = read_qp_counters(qp_counter_error);
     const auto start = std::chrono::steady_clock::now();
     try {
-        QpReadings r = read_qps_over(o.interval_s);
+        health::QpReadings r = health::read_qps_over(o.interval_s);
         readings = std::move(r.readings);
         report.interval_s = r.seconds;
         report.interrupted = r.interrupted;
@@ -258,7 +258,7 @@ void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOpti
     const auto qp_counters_after = read_qp_counters(qp_counter_error);
     for (const auto& pp : ports) {
         if (qp_counters_before && qp_counters_after)
-            for (auto& f : qp_counter_findings(pp.device, pp.snap.port_num, pp.driver, *qp_counters_before,
+            for (auto& f : health::qp_counter_findings(pp.device, pp.snap.port_num, pp.driver, *qp_counters_before,
                                                *qp_counters_after, seconds))
                 out.push_back(std::move(f));
         else
@@ -266,7 +266,7 @@ void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOpti
                                   "per-QP counters not read: " + qp_counter_error));
     }
     if (qp_error.empty())
-        for (auto& f : qp_findings(judge_qps(readings, seconds, cm_ids_or_none()), seconds))
+        for (auto& f : health::qp_findings(health::judge_qps(readings, seconds, health::cm_ids_or_none()), seconds))
             out.push_back(std::move(f));
     else
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));
@@ -280,7 +280,7 @@ void run_self_tests(const std::vector<PortPlan>& ports, const DoctorOptions& o, 
     for (const auto& pp : ports) {
         // iWARP's QPs connect through rdma_cm only: with --cm its loopback runs.
         const bool cm_iwarp = o.loopback_cm && pp.transport == IBV_TRANSPORT_IWARP;
-        if (auto refused = loopback_not_connectable(pp.device, pp.snap.port_num, pp.transport); refused && !cm_iwarp) {
+        if (auto refused = health::loopback_not_connectable(pp.device, pp.snap.port_num, pp.transport); refused && !cm_iwarp) {
             out.push_back(std::move(*refused));
             continue;
         }
@@ -371,4 +371,4 @@ int doctor_exit_code(const DoctorReport& r, bool strict)
                : 0;
 }
 
-}  // namespace qps::health
+}  // namespace qps::ops

@@ -18,12 +18,12 @@
 #include "src/health/port_checks.hpp"
 #include "src/verbs/link_resources.hpp"
 
-namespace qps::health {
+namespace qps::ops {
 
 struct DoctorOptions {
     std::string device;                // "" = every device
     std::optional<std::uint32_t> port; // nullopt = every port
-    Expect expect;
+    health::Expect expect;
     double interval_s = 1.0;           // between the two counter and QP samples
     bool loopback = true;              // the self-test per ACTIVE port
     bool loopback_bw = false;          // and a short RDMA write bandwidth run
@@ -58,4 +58,4 @@ bool counts_against(const Finding& f, bool strict);
 // 0: nothing counts against the host; 1 otherwise.
 int doctor_exit_code(const DoctorReport& r, bool strict);
 
-}  // namespace qps::health
+}  // namespace qps::ops

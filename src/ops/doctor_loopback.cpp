@@ -14,7 +14,7 @@
 #include "src/health/preflight.hpp"
 #include "src/ops/loopback.hpp"
 
-namespace qps::health {
+namespace qps::ops {
 
 namespace {
 
@@ -30,7 +30,7 @@ std::string cm_loopback_address(const verbs::PortSnapshot& p, const std::string&
             if (auto v4 = decode::gid_ipv4(gid))
                 return *v4;
         }
-    return netdev_address(netdev);
+    return health::netdev_address(netdev);
 }
 
 // The P_Key index the knobs ask for, against the port's table as read.
@@ -77,7 +77,7 @@ Finding loopback_finding(const LoopbackPort& pp, const Finding* roce_gid, const 
     const std::string& device = pp.device;
     const std::uint32_t port = pp.snap.port_num;
     const bool ethernet = pp.ethernet;
-    perf::LoopbackSpec spec;
+    ops::LoopbackSpec spec;
     spec.device = device;
     spec.opened = pp.opened;
     spec.port = port;
@@ -89,12 +89,12 @@ Finding loopback_finding(const LoopbackPort& pp, const Finding* roce_gid, const 
     const std::string connection = spec.cm ? fmt::format("rdma_cm ({})", spec.cm_address) : "manual";
     const std::string knobs = knobs_text(o.knobs);
     if (auto problem = loopback_pkey_problem(device, pp.snap, o.knobs.pkey_index)) {
-        Finding f = loopback_failure(device, port, *problem, "", 0, ethernet, roce_gid);
+        Finding f = health::loopback_failure(device, port, *problem, "", 0, ethernet, roce_gid);
         f.why = "the P_Key index asked for is not one of this port's: a QP on it cannot be made or reaches nobody";
         f.fix = "give an index of the table ('qpscope ports -v' lists it), or have the SM add the partition";
         return f;
     }
-    const perf::LoopbackResult r = perf::run_loopback(spec);
+    const ops::LoopbackResult r = ops::run_loopback(spec);
     Finding f;
     f.id = "port.loopback";
     f.device = device;
@@ -108,7 +108,7 @@ Finding loopback_finding(const LoopbackPort& pp, const Finding* roce_gid, const 
         f.seen.push_back({"knobs", knobs});
     const std::string where = fmt::format("{} port {}", device, port);
     if (!r.ok) {
-        Finding failed = loopback_failure(device, port, r.error, r.failed_call, r.err, ethernet, roce_gid);
+        Finding failed = health::loopback_failure(device, port, r.error, r.failed_call, r.err, ethernet, roce_gid);
         failed.seen.insert(failed.seen.begin(), f.seen.begin(), f.seen.end());
         // rdma_cm's own device file, not the NIC: device.rdma_cm says which and the fix.
         if (spec.cm && r.failed_call == "rdma_create_event_channel" && rdma_cm && rdma_cm->status != Status::ok) {
@@ -149,4 +149,4 @@ Finding loopback_finding(const LoopbackPort& pp, const Finding* roce_gid, const 
     return f;
 }
 
-}  // namespace qps::health
+}  // namespace qps::ops

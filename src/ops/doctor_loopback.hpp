@@ -10,7 +10,7 @@
 #include "src/ops/doctor.hpp"
 #include "src/verbs/discovery.hpp"
 
-namespace qps::health {
+namespace qps::ops {
 
 // The port the self-test runs on, as doctor's snapshot has it.
 struct LoopbackPort {
@@ -26,4 +26,4 @@ struct LoopbackPort {
 Finding loopback_finding(const LoopbackPort& port, const Finding* roce_gid, const Finding* rdma_cm,
                          const DoctorOptions& o);
 
-}  // namespace qps::health
+}  // namespace qps::ops

@@ -19,7 +19,7 @@
 #include "src/verbs/handles.hpp"
 #include "src/verbs/link_resources.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 // One opened device. Members are declared parent-first: the PD is released
 // before the context that owns it.
@@ -112,14 +112,14 @@ void aim_remote(std::uint64_t& remote_addr, std::uint32_t& rkey, std::string_vie
 // The WR for `op`: a send first posts the peer's receive (when the peer is
 // held here), a write, read or atomic aims at the remote buffer
 // (aim_remote); an atomic carries its operands.
-void prepare_operation(ibv_send_wr& wr, PostOp op, const Json& req, HeldQp* peer, std::uint32_t dest_qpn)
+void prepare_operation(ibv_send_wr& wr, qp::PostOp op, const Json& req, HeldQp* peer, std::uint32_t dest_qpn)
 {
-    wr.opcode = post_wr_opcode(op);
-    const std::string_view name = post_op_name(op);
-    if (op == PostOp::send) {
+    wr.opcode = qp::post_wr_opcode(op);
+    const std::string_view name = qp::post_op_name(op);
+    if (op == qp::PostOp::send) {
         if (peer)
             post_peer_receive(*peer);
-    } else if (is_atomic(op)) {
+    } else if (qp::is_atomic(op)) {
         aim_remote(wr.wr.atomic.remote_addr, wr.wr.atomic.rkey, name, req, peer, dest_qpn);
         wr.wr.atomic.compare_add = req.value("compare_add", std::uint64_t{0});
         wr.wr.atomic.swap = req.value("swap", std::uint64_t{0});
@@ -130,10 +130,10 @@ void prepare_operation(ibv_send_wr& wr, PostOp op, const Json& req, HeldQp* peer
 
 // Refuses an atomic the QP, its device or the peer held here (the
 // responder) cannot do (atomic_post_problem), before anything is posted.
-void check_atomic(PostOp op, const HeldQp& q, const ibv_qp_attr& attr, const ibv_qp_init_attr& init,
+void check_atomic(qp::PostOp op, const HeldQp& q, const ibv_qp_attr& attr, const ibv_qp_init_attr& init,
                   const HeldQp* peer, std::uint64_t remote_addr)
 {
-    AtomicPostFacts f;
+    qp::AtomicPostFacts f;
     f.op = op;
     f.qpn = q.qp->qp_num;
     f.type = init.qp_type;
@@ -148,9 +148,9 @@ void check_atomic(PostOp op, const HeldQp& q, const ibv_qp_attr& attr, const ibv
         if (int rc = ibv_query_qp(peer->qp.get(), &pa, IBV_QP_ACCESS_FLAGS | IBV_QP_MAX_DEST_RD_ATOMIC, &pinit);
             rc != 0)
             throw SystemError(fmt::format("ibv_query_qp({:#x})", peer->qp->qp_num), rc);
-        f.target = AtomicPostFacts::Target{peer->qp->qp_num, pa.qp_access_flags, pa.max_dest_rd_atomic};
+        f.target = qp::AtomicPostFacts::Target{peer->qp->qp_num, pa.qp_access_flags, pa.max_dest_rd_atomic};
     }
-    if (const auto problem = atomic_post_problem(f))
+    if (const auto problem = qp::atomic_post_problem(f))
         throw UsageError(*problem);
 }
 
@@ -244,7 +244,7 @@ Json HeldQps::describe(const HeldQp& q) const
     Json j{{"qpn", q.qp->qp_num},
            {"device", q.device->name},
            {"port", q.port},
-           {"attr", qp_attr_to_json(attr, init)},
+           {"attr", qp::qp_attr_to_json(attr, init)},
            {"granted", Json{{"max_send_wr", q.granted.cap.max_send_wr},
                             {"max_recv_wr", q.granted.cap.max_recv_wr},
                             {"max_send_sge", q.granted.cap.max_send_sge},
@@ -347,20 +347,20 @@ Json HeldQps::query(const Json& req) { return describe(find(req)); }
 Json HeldQps::modify(const Json& req)
 {
     HeldQp& q = find(req);
-    const ModifyRequest m = modify_request_from_json(req.value("attributes", Json::object()));
+    const qp::ModifyRequest m = qp::modify_request_from_json(req.value("attributes", Json::object()));
     ibv_qp_attr current{};
     ibv_qp_init_attr init{};
     if (int rc = ibv_query_qp(q.qp.get(), &current, all_attributes, &init); rc != 0)
         throw SystemError(fmt::format("ibv_query_qp({:#x})", q.qp->qp_num), rc);
 
-    const Validation v = validate_modify(q.device->ctx.get(), current, init.qp_type, m);
+    const qp::Validation v = qp::validate_modify(q.device->ctx.get(), current, init.qp_type, m);
     ibv_qp_attr attr{};
     int mask = 0;
-    to_verbs(m, current, attr, mask);
+    qp::to_verbs(m, current, attr, mask);
     Json result{{"qpn", q.qp->qp_num},
                 {"from_state", current.qp_state},
                 {"mask", mask},
-                {"sent", qp_attr_to_json(attr, init)},
+                {"sent", qp::qp_attr_to_json(attr, init)},
                 {"checks", v.passed}};
     if (!v.problems.empty())
         throw UsageError(v.problems.front());
@@ -387,14 +387,14 @@ HeldQp* HeldQps::peer_held_here(const HeldQp& q, std::uint32_t dest_qpn)
 Json HeldQps::post(const Json& req)
 {
     HeldQp& q = find(req);
-    const PostOp op = parse_post_op(req.value("operation", "send"));
-    const std::string_view name = post_op_name(op);
-    const std::uint32_t size = req.value("size", default_post_size);
+    const qp::PostOp op = qp::parse_post_op(req.value("operation", "send"));
+    const std::string_view name = qp::post_op_name(op);
+    const std::uint32_t size = req.value("size", qp::default_post_size);
     const auto timeout = std::chrono::milliseconds(req.value("timeout_ms", 5000u));
     if (size > q.buffer_size)
         throw UsageError(fmt::format("--size {} exceeds the QP's buffer of {} bytes", size, q.buffer_size));
-    if (is_atomic(op) && (size != atomic_operand_bytes || q.buffer_size < atomic_operand_bytes))
-        throw UsageError(fmt::format("-s {}: --op {} works on one {}-byte operand", size, name, atomic_operand_bytes));
+    if (qp::is_atomic(op) && (size != qp::atomic_operand_bytes || q.buffer_size < qp::atomic_operand_bytes))
+        throw UsageError(fmt::format("-s {}: --op {} works on one {}-byte operand", size, name, qp::atomic_operand_bytes));
 
     ibv_qp_attr attr{};
     ibv_qp_init_attr init{};
@@ -408,20 +408,20 @@ Json HeldQps::post(const Json& req)
     // An atomic's fetched value lands in the last 8 bytes of the buffer, so
     // the start of it (where the peer's atomics aim) stays the peer's
     // counter, also when both QPs post atomics at each other.
-    std::uint8_t* local = q.buffer.get() + (is_atomic(op) ? q.buffer_size - atomic_operand_bytes : 0);
+    std::uint8_t* local = q.buffer.get() + (qp::is_atomic(op) ? q.buffer_size - qp::atomic_operand_bytes : 0);
     ibv_sge sge{reinterpret_cast<std::uintptr_t>(local), size, q.mr->lkey};
     ibv_send_wr wr{};
     wr.wr_id = ++q.posted;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.send_flags = IBV_SEND_SIGNALED;
-    if (is_atomic(op)) {
+    if (qp::is_atomic(op)) {
         // The responder is the peer QP whatever the address; without a
         // given address the target is its buffer (page-aligned).
         check_atomic(op, q, attr, init, peer, req.value("raddr", std::uint64_t{0}));
         // Clear the old bytes, so a stale value can never pass for a
         // fetched one.
-        std::memset(local, 0, atomic_operand_bytes);
+        std::memset(local, 0, qp::atomic_operand_bytes);
     }
     prepare_operation(wr, op, req, peer, attr.dest_qp_num);
     ibv_send_wr* bad = nullptr;
@@ -433,7 +433,7 @@ Json HeldQps::post(const Json& req)
     double waited_ms = 0;
     const int n = wait_completion(q.cq.get(), wc, timeout, waited_ms);
     Json result{{"qpn", q.qp->qp_num}, {"operation", std::string(name)}, {"size", size}, {"waited_ms", waited_ms}};
-    if (is_atomic(op)) {
+    if (qp::is_atomic(op)) {
         result["remote_addr"] = wr.wr.atomic.remote_addr;
         result["rkey"] = wr.wr.atomic.rkey;
     }
@@ -447,16 +447,16 @@ Json HeldQps::post(const Json& req)
     if (c.status != IBV_WC_SUCCESS)
         q.last_error = c;
     result["completion"] = completion_json(c);
-    if (is_atomic(op) && c.status == IBV_WC_SUCCESS) {
+    if (qp::is_atomic(op) && c.status == IBV_WC_SUCCESS) {
         // The original 8 bytes at the target, in host order as the NIC
         // wrote them back.
         std::uint64_t fetched = 0;
         std::memcpy(&fetched, local, sizeof fetched);
         result["fetched"] = fetched;
     }
-    if (peer && op == PostOp::send)  // drain the peer's receive completion
+    if (peer && op == qp::PostOp::send)  // drain the peer's receive completion
         reap_peer_receive(*peer, result);
     return result;
 }
 
-}  // namespace qps::qp
+}  // namespace qps::ops

@@ -12,7 +12,7 @@
 
 #include "src/json.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 struct HeldDevice;
 struct HeldQp;
@@ -51,4 +51,4 @@ private:
     bool none_left_ = false;
 };
 
-}  // namespace qps::qp
+}  // namespace qps::ops

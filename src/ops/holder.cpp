@@ -19,7 +19,7 @@
 #include "src/ops/held_qps.hpp"
 #include "src/ops/holder_protocol.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 namespace {
 
@@ -174,4 +174,4 @@ int run_holder(const HolderOptions& options)
     return holder.run();
 }
 
-}  // namespace qps::qp
+}  // namespace qps::ops

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <string>
 
-namespace qps::qp {
+namespace qps::ops {
 
 struct HolderOptions {
     std::string dir;                              // private directory of the socket
@@ -18,4 +18,4 @@ struct HolderOptions {
 // Runs the holder in this process until it exits; returns the exit code.
 int run_holder(const HolderOptions& options);
 
-}  // namespace qps::qp
+}  // namespace qps::ops

@@ -13,7 +13,7 @@
 #include "src/net/deadline_io.hpp"
 #include "src/util/fd.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 namespace {
 
@@ -174,4 +174,4 @@ Json holder_call(const std::string& op, Json args, const ClientOptions& options)
     throw OperationError(message);
 }
 
-}  // namespace qps::qp
+}  // namespace qps::ops

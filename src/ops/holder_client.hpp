@@ -7,7 +7,7 @@
 #include "src/net/interrupt.hpp"
 #include "src/ops/holder_protocol.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 struct ClientOptions {
     bool start_if_absent = false;          // `qp create` starts the holder
@@ -26,4 +26,4 @@ struct InterruptedAfterRequest : net::Interrupted {
 // the reply is InterruptedAfterRequest.
 Json holder_call(const std::string& op, Json args, const ClientOptions& options = {});
 
-}  // namespace qps::qp
+}  // namespace qps::ops

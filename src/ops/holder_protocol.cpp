@@ -11,7 +11,7 @@
 #include "src/net/deadline_io.hpp"
 #include "src/util/json_text.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 namespace {
 
@@ -109,4 +109,4 @@ void ensure_private_dir(const std::string& dir)
 
 std::string socket_path(const std::string& dir) { return dir + "/holder.sock"; }
 
-}  // namespace qps::qp
+}  // namespace qps::ops

@@ -16,7 +16,7 @@
 
 #include "src/json.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 inline constexpr std::uint32_t protocol_version = 2;  // 2: a create is acknowledged
 inline constexpr std::size_t max_message_bytes = 1 << 20;
@@ -44,4 +44,4 @@ std::string holder_dir();
 void ensure_private_dir(const std::string& dir);
 std::string socket_path(const std::string& dir);
 
-}  // namespace qps::qp
+}  // namespace qps::ops

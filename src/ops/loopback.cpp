@@ -18,7 +18,7 @@
 #include "src/verbs/cm.hpp"
 #include "src/verbs/link_resources.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
 namespace {
 
@@ -126,7 +126,7 @@ verbs::LinkSetup loopback_setup(const LoopbackSpec& spec, std::uint32_t buffer_b
     return setup;
 }
 
-void run_write_bandwidth(const LoopbackSpec& spec, const Clock& clock, LoopbackResult& r)
+void run_write_bandwidth(const LoopbackSpec& spec, const perf::Clock& clock, LoopbackResult& r)
 {
     Pair pair = connected_pair(spec, loopback_setup(spec, 65536));
     verbs::LinkResources& a = *pair.a;
@@ -137,8 +137,8 @@ void run_write_bandwidth(const LoopbackSpec& spec, const Clock& clock, LoopbackR
         r.bandwidth_error = "pipe2 failed";
         return;
     }
-    BwRun run;
-    run.op = Op::write;
+    perf::BwRun run;
+    run.op = perf::Op::write;
     run.size = 65536;
     run.duration = spec.bandwidth_time;
     run.warmup = 50;
@@ -149,7 +149,7 @@ void run_write_bandwidth(const LoopbackSpec& spec, const Clock& clock, LoopbackR
     run.silence_limit = spec.silence_limit;
     const int signal_fd = done.fds[1];
     run.on_sent = [signal_fd] { [[maybe_unused]] auto n = ::write(signal_fd, "x", 1); };
-    const BwResult bw = run_bandwidth({&a}, run, clock);
+    const perf::BwResult bw = perf::run_bandwidth({&a}, run, clock);
     if (bw.aborted || !bw.tx) {
         r.bandwidth_error = bw.abort_reason.empty() ? "the write run did not finish" : bw.abort_reason;
         return;
@@ -162,31 +162,31 @@ void run_write_bandwidth(const LoopbackSpec& spec, const Clock& clock, LoopbackR
 LoopbackResult run_loopback(const LoopbackSpec& spec)
 {
     LoopbackResult r;
-    const Clock clock = Clock::system();
+    const perf::Clock clock = perf::Clock::system();
     try {
         Pair pair = connected_pair(spec, loopback_setup(spec, std::max<std::uint32_t>(spec.size, 64)));
         verbs::LinkResources &a = *pair.a, &b = *pair.b;
         r.gid_index = a.gid().index;  // rdma_cm's choice once connected
         r.gid = decode::format_gid(a.gid().gid);
-        prepost_receives(a, spec.size);
-        prepost_receives(b, spec.size);
+        perf::prepost_receives(a, spec.size);
+        perf::prepost_receives(b, spec.size);
 
-        LatencyRun run;
-        run.op = Op::send;
+        perf::LatencyRun run;
+        run.op = perf::Op::send;
         run.size = spec.size;
         run.iterations = spec.messages;
         run.warmup = 10;
         run.silence_limit = spec.silence_limit;
-        LatencyResult server;
+        perf::LatencyResult server;
         std::exception_ptr server_error;
         std::thread answer([&] {
             try {
-                server = run_latency(b, Role::server, run, clock);
+                server = perf::run_latency(b, perf::Role::server, run, clock);
             } catch (...) {
                 server_error = std::current_exception();
             }
         });
-        const LatencyResult client = run_latency(a, Role::client, run, clock);
+        const perf::LatencyResult client = perf::run_latency(a, perf::Role::client, run, clock);
         answer.join();
         if (server_error)
             std::rethrow_exception(server_error);
@@ -217,4 +217,4 @@ LoopbackResult run_loopback(const LoopbackSpec& spec)
     return r;
 }
 
-}  // namespace qps::perf
+}  // namespace qps::ops

@@ -16,7 +16,7 @@
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/link_resources.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
 struct LoopbackSpec {
     std::string device;            // resolved name
@@ -52,4 +52,4 @@ struct LoopbackResult {
 // Never throws for a verbs failure: it is the result.
 LoopbackResult run_loopback(const LoopbackSpec& spec);
 
-}  // namespace qps::perf
+}  // namespace qps::ops

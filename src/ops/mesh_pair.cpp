@@ -17,9 +17,9 @@
 #include "src/verbs/cm.hpp"
 #include "src/verbs/link_resources.hpp"
 
-namespace qps::mesh {
+namespace qps::ops {
 
-std::string rank_name(const RankInfo& r) { return fmt::format("rank {} ({})", r.rank, r.host); }
+std::string rank_name(const mesh::RankInfo& r) { return fmt::format("rank {} ({})", r.rank, r.host); }
 
 namespace {
 
@@ -94,9 +94,9 @@ std::chrono::milliseconds remaining(Deadline deadline)
     return std::max(left, std::chrono::milliseconds(1000));
 }
 
-LatencyFigures latency_figures(const perf::LatencyResult& r)
+mesh::LatencyFigures latency_figures(const perf::LatencyResult& r)
 {
-    LatencyFigures f;
+    mesh::LatencyFigures f;
     f.samples = r.measured;
     f.p50_us = static_cast<double>(r.histogram.quantile(0.5)) / 1000.0;
     f.p99_us = static_cast<double>(r.histogram.quantile(0.99)) / 1000.0;
@@ -105,9 +105,9 @@ LatencyFigures latency_figures(const perf::LatencyResult& r)
     return f;
 }
 
-BandwidthFigures bandwidth_figures(const report::DirectionStats& d)
+mesh::BandwidthFigures bandwidth_figures(const report::DirectionStats& d)
 {
-    BandwidthFigures f;
+    mesh::BandwidthFigures f;
     f.messages = d.messages;
     f.bytes = d.bytes;
     f.seconds = d.seconds;
@@ -153,7 +153,7 @@ perf::BwResult send_writes(verbs::LinkResources& res, const PairContext& ctx, co
 
 // One direction: `sender` writes, the other checks what arrived.
 void bandwidth_direction(Steps& steps, verbs::LinkResources& res, const PairContext& ctx, const perf::Clock& clock,
-                         bool i_send, std::string_view step, std::optional<BandwidthFigures>& figures,
+                         bool i_send, std::string_view step, std::optional<mesh::BandwidthFigures>& figures,
                          std::string& verified)
 {
     if (i_send) {
@@ -278,9 +278,9 @@ void cm_connect(Steps& steps, const PairContext& ctx, const verbs::LinkSetup& se
 
 }  // namespace
 
-PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& clock)
+mesh::PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& clock)
 {
-    PairResult result;
+    mesh::PairResult result;
     result.pair = ctx.pair;
     result.round = ctx.round;
     // The tests' time only: QP set-up and the endpoint exchange are the
@@ -290,7 +290,7 @@ PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& c
     Steps steps(link, ctx);
     try {
         // Both ranks know both set-ups: a failed one ends the pair without a word.
-        for (const RankInfo* r : {ctx.mine, ctx.partner})
+        for (const mesh::RankInfo* r : {ctx.mine, ctx.partner})
             if (!r->setup_error.empty())
                 throw PairFailure(fmt::format("{} could not set up: {}", rank_name(*r), r->setup_error));
 
@@ -340,9 +340,9 @@ PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& c
             bandwidth_direction(steps, *res, ctx, clock, is_a, "bandwidth a->b", result.bw_ab, result.verified_ab);
             bandwidth_direction(steps, *res, ctx, clock, !is_a, "bandwidth b->a", result.bw_ba, result.verified_ba);
         }
-        result.status = PairStatus::ok;
+        result.status = mesh::PairStatus::ok;
     } catch (const PairFailure& e) {
-        result.status = PairStatus::failed;
+        result.status = mesh::PairStatus::failed;
         result.cause = e.what();
     }
     if (started)
@@ -350,4 +350,4 @@ PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& c
     return result;
 }
 
-}  // namespace qps::mesh
+}  // namespace qps::ops

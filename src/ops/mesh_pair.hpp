@@ -18,7 +18,7 @@
 #include "src/perf/clock.hpp"
 #include "src/verbs/discovery.hpp"
 
-namespace qps::mesh {
+namespace qps::ops {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
@@ -33,20 +33,20 @@ public:
 };
 
 struct PairContext {
-    Pair pair;
+    mesh::Pair pair;
     std::uint32_t me = 0;
     std::uint32_t round = 0;
-    const RankInfo* mine = nullptr;
-    const RankInfo* partner = nullptr;
-    TestSpec tests;
+    const mesh::RankInfo* mine = nullptr;
+    const mesh::RankInfo* partner = nullptr;
+    mesh::TestSpec tests;
     Deadline deadline;  // the pair's end, at the latest
     verbs::SharedDevice device;  // this rank's device, opened once (null: opened here)
 };
 
 // "rank 3 (node07)"
-std::string rank_name(const RankInfo& r);
+std::string rank_name(const mesh::RankInfo& r);
 
 // This rank's view of the pair; a failure is in status and cause.
-PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& clock);
+mesh::PairResult run_pair(const PairContext& ctx, PairLink& link, const perf::Clock& clock);
 
-}  // namespace qps::mesh
+}  // namespace qps::ops

@@ -15,7 +15,7 @@
 #include "src/perf/ud_probe.hpp"
 #include "src/perf/link_checks.hpp"
 
-namespace qps::health {
+namespace qps::ops {
 
 namespace {
 
@@ -110,8 +110,8 @@ kernel::PacketCounts packets_of(const SideCounters& before, const SideCounters& 
 std::vector<Finding> counter_findings(const std::string& device, std::uint32_t port, const SideCounters& before,
                                       const SideCounters& after, double seconds)
 {
-    std::vector<Finding> all = rising_counter_findings(device, port, before.hw, after.hw, "hw_counters", seconds);
-    for (auto& f : rising_counter_findings(device, port, before.standard, after.standard, "counters", seconds))
+    std::vector<Finding> all = health::rising_counter_findings(device, port, before.hw, after.hw, "hw_counters", seconds);
+    for (auto& f : health::rising_counter_findings(device, port, before.standard, after.standard, "counters", seconds))
         if (f.status != Status::skipped || all.empty())
             all.push_back(std::move(f));
     return all;
@@ -175,7 +175,7 @@ PathDirection one_direction(perf::UdProbe& probe, net::Exchange& ex, const PathO
         throw OperationError(fmt::format("exchange with {}: the peer's path results are malformed: {}",
                                          ex.channel().peer(), e.what()));
     }
-    std::sort(d.probes.begin(), d.probes.end(), [](const MtuProbe& a, const MtuProbe& b) { return a.bytes < b.bytes; });
+    std::sort(d.probes.begin(), d.probes.end(), [](const health::MtuProbe& a, const health::MtuProbe& b) { return a.bytes < b.bytes; });
     return d;
 }
 
@@ -229,12 +229,12 @@ PathRoundTrip round_trip_from_json(const Json& j)
 }
 
 // The findings of a measured run; `headers`: what a hop carries beyond the path MTU.
-void judge(PathReport& r, const PathExpect& expect, std::uint32_t headers)
+void judge(PathReport& r, const health::PathExpect& expect, std::uint32_t headers)
 {
-    PathMeasured m;
+    health::PathMeasured m;
     for (const PathDirection* d : {&r.out, &r.in}) {
         const bool out = d == &r.out;
-        const Finding reach = check_roce_reaches(
+        const Finding reach = health::check_roce_reaches(
             {d->name, d->sent(), d->arrived(), out ? r.packets.sent : r.peer_packets.sent,
              out ? r.peer_packets.received : r.packets.received},
             r.tcp_port);
@@ -244,22 +244,22 @@ void judge(PathReport& r, const PathExpect& expect, std::uint32_t headers)
             m.loss_percent = 100.0;
             continue;
         }
-        Finding mtu = check_path_mtu(d->probes, d->sender_mtu, out ? r.peer_mtu : r.mtu, headers);
+        Finding mtu = health::check_path_mtu(d->probes, d->sender_mtu, out ? r.peer_mtu : r.mtu, headers);
         mtu.summary = fmt::format("{}: {}", d->name, mtu.summary);
         r.findings.push_back(std::move(mtu));
-        r.findings.push_back(check_loss(d->name, d->burst_sent, d->burst_arrived));
-        r.findings.push_back(check_traffic_class(d->name, d->traffic_class_sent, d->traffic_class_received));
+        r.findings.push_back(health::check_loss(d->name, d->burst_sent, d->burst_arrived));
+        r.findings.push_back(health::check_traffic_class(d->name, d->traffic_class_sent, d->traffic_class_received));
         m.mtu = std::min(m.mtu.value_or(UINT32_MAX), d->largest_carried().value_or(0));
         if (d->burst_sent > 0) {
             const double loss = 100.0 * (d->burst_sent - std::min(d->burst_sent, d->burst_arrived)) / d->burst_sent;
             m.loss_percent = std::max(m.loss_percent.value_or(0.0), loss);
         }
     }
-    r.findings.push_back(check_port_mtus(r.peer_host, r.mtu, r.peer_mtu));
+    r.findings.push_back(health::check_port_mtus(r.peer_host, r.mtu, r.peer_mtu));
     if (r.rtt.p50_us)
-        r.findings.push_back(check_ack_timeout(*r.rtt.p50_us, r.ack_timeout_code, r.retry_cnt));
+        r.findings.push_back(health::check_ack_timeout(*r.rtt.p50_us, r.ack_timeout_code, r.retry_cnt));
     m.rtt_us = r.rtt.p50_us;
-    for (auto& f : check_path_expect(expect, m))
+    for (auto& f : health::check_path_expect(expect, m))
         r.findings.push_back(std::move(f));
 }
 
@@ -365,7 +365,7 @@ PathReport run_path(const PathOptions& given)
             o.progress(what);
     };
     // 0. Everything local first, on both sides.
-    perf::preflight_side(o, 1);
+    ops::preflight_side(o, 1);
 
     // 1. Connect, agree, one UD QP a side.
     Json theirs;
@@ -420,4 +420,4 @@ int path_exit_code(const PathReport& r)
     return 0;
 }
 
-}  // namespace qps::health
+}  // namespace qps::ops

@@ -24,7 +24,7 @@
 #include "src/kernel/sysfs.hpp"
 #include "src/perf/link_common.hpp"
 
-namespace qps::health {
+namespace qps::ops {
 
 // The knobs path uses are the base's: the GRH's traffic class (IP TOS: DSCP
 // << 2 | ECN), SL, flow label and P_Key index on its UD probes, the RC ACK
@@ -33,7 +33,7 @@ struct PathOptions : perf::LinkOptions {
     std::uint32_t probes = 20;       // messages per size of the MTU sweep
     std::uint32_t burst = 200;       // small messages for the loss rate
     std::uint32_t pings = 50;        // round trips
-    PathExpect expect;
+    health::PathExpect expect;
     // Called before each step ("round trip: 50 pings").
     std::function<void(const std::string&)> progress;
 };
@@ -44,7 +44,7 @@ inline constexpr std::uint32_t max_path_probes = 1000, max_path_burst = 10000, m
 struct PathDirection {
     std::string name;                    // "here -> 192.0.2.2" or "192.0.2.2 -> here"
     std::uint32_t sender_mtu = 0;        // the sender's active MTU: the sweep's largest size
-    std::vector<MtuProbe> probes;        // by size
+    std::vector<health::MtuProbe> probes;        // by size
     std::uint32_t burst_sent = 0, burst_arrived = 0;
     int traffic_class_sent = 0;
     std::optional<int> traffic_class_received;  // of the last message that arrived
@@ -99,4 +99,4 @@ PathReport run_path(const PathOptions& o);
 // 0 when no finding warns or fails, 1 otherwise.
 int path_exit_code(const PathReport& r);
 
-}  // namespace qps::health
+}  // namespace qps::ops

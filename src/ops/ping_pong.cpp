@@ -22,24 +22,24 @@
 #include "src/perf/link_connect.hpp"
 #include "src/perf/watchdog.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
 namespace {
 
 void adopt(PingPongOptions& o, const Json& p)
 {
-    adopt_common(o, p);
+    perf::adopt_common(o, p);
     check_combination(o);
 }
 
 // One side's figures of a size: with several pairs, all their samples
 // together over the span from the first pair's start to the last one's
 // end, then each pair's own.
-report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyResult>& results,
-                                  const std::vector<int>& cpus, const Clock& clock, std::size_t histogram_rows)
+report::LatencyStats side_figures(std::uint32_t size, const std::vector<perf::LatencyResult>& results,
+                                  const std::vector<int>& cpus, const perf::Clock& clock, std::size_t histogram_rows)
 {
     if (results.size() == 1) {
-        const LatencyResult& r = results.front();
+        const perf::LatencyResult& r = results.front();
         return report::summarize(size, r.histogram, r.period, r.measured_seconds, r.aborted, r.abort_reason,
                                  histogram_rows);
     }
@@ -47,7 +47,7 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
     bool aborted = false;
     std::string reason;
     std::uint64_t first = 0, last = 0;
-    for (const LatencyResult& r : results) {
+    for (const perf::LatencyResult& r : results) {
         all.merge(r.histogram);
         all_periods.merge(r.period);
         if (r.aborted && !aborted) {
@@ -63,7 +63,7 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
         report::summarize(size, all, all_periods, last > first ? clock.to_ns(last - first) / 1e9 : 0.0, aborted, reason,
                           histogram_rows);
     for (std::size_t i = 0; i < results.size(); ++i) {
-        const LatencyResult& r = results[i];
+        const perf::LatencyResult& r = results[i];
         report::LatencyStats one = report::summarize(size, r.histogram, r.period, r.measured_seconds, r.aborted, r.abort_reason, 0);
         one.thread = static_cast<std::uint32_t>(i);
         one.cpu = i < cpus.size() ? cpus[i] : -1;
@@ -75,22 +75,22 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<LatencyR
 // One QP per thread (pair t here talks to pair t of the peer), sized for
 // the largest message, connected, with receives posted for the send op.
 std::vector<std::unique_ptr<verbs::LinkResources>> connect_pairs(const PingPongOptions& o, net::Exchange& ex,
-                                                                 std::uint32_t largest, CmStart& cm)
+                                                                 std::uint32_t largest, perf::CmStart& cm)
 {
-    auto pairs = connected_qps(o, link_setup(o, largest), o.threads, largest, ex, cm);
-    if (o.op == Op::send)
+    auto pairs = perf::connected_qps(o, perf::link_setup(o, largest), o.threads, largest, ex, cm);
+    if (o.op == perf::Op::send)
         for (auto& pair : pairs)
-            prepost_receives(*pair, largest);
+            perf::prepost_receives(*pair, largest);
     return pairs;
 }
 
 // The report before any size: the test, the sides, the clock.
 report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
-                                        const Clock& clock, const std::vector<int>& cpus)
+                                        const perf::Clock& clock, const std::vector<int>& cpus)
 {
     report::PingPongReport rep;
-    fill_header(rep, o, ex, res, clock, cpus);
-    rep.one_way = !one_sided(o.op);
+    perf::fill_header(rep, o, ex, res, clock, cpus);
+    rep.one_way = !perf::one_sided(o.op);
     rep.clock_why = clock.info().why;
     rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
     rep.clock_calibration_ms = clock.info().calibration_ms;
@@ -106,23 +106,23 @@ report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange&
 // every system call of a threaded one (rxe's doorbell write(): 31
 // user-space instructions a message, README "Instructions per message").
 // Returns why the peer was lost, or "".
-std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& pairs, const LatencyRun& run,
-                      Role role, const std::vector<int>& cpus, net::Exchange& ex, std::chrono::milliseconds timeout,
-                      const Clock& clock, std::vector<LatencyResult>& results)
+std::string run_pairs(const std::vector<std::unique_ptr<verbs::LinkResources>>& pairs, const perf::LatencyRun& run,
+                      perf::Role role, const std::vector<int>& cpus, net::Exchange& ex, std::chrono::milliseconds timeout,
+                      const perf::Clock& clock, std::vector<perf::LatencyResult>& results)
 {
     net::PeerWatch peer(ex.channel().fd(), ex.channel().peer(), timeout, ex.beat_limit());
     if (pairs.size() == 1) {
-        const PinnedHere pin(cpus.empty() ? -1 : cpus.front());
-        LatencyRun mine = run;
+        const perf::PinnedHere pin(cpus.empty() ? -1 : cpus.front());
+        perf::LatencyRun mine = run;
         mine.peer = &peer;
-        results.front() = run_latency(*pairs.front(), role, mine, clock);
+        results.front() = perf::run_latency(*pairs.front(), role, mine, clock);
         return results.front().peer_lost;
     }
-    return run_crew_threads(cpus.empty() ? std::vector<int>{-1} : cpus, peer,
-                            [&](std::uint32_t i, const CrewEnd& end) {
-                                LatencyRun mine = run;
+    return perf::run_crew_threads(cpus.empty() ? std::vector<int>{-1} : cpus, peer,
+                            [&](std::uint32_t i, const perf::CrewEnd& end) {
+                                perf::LatencyRun mine = run;
                                 mine.oob_fd = end.fd();
-                                results[i] = run_latency(*pairs[i], role, mine, clock);
+                                results[i] = perf::run_latency(*pairs[i], role, mine, clock);
                                 if (results[i].completion_failed)
                                     end.raise();  // the other pairs end too
                             });
@@ -148,7 +148,7 @@ struct RunEnd {
 // packets stopped, the reason says so after what failed. Every wait for the
 // peer's word is the heartbeat's rule (stall_evidence.hpp: --timeout without
 // a byte), whichever timer ended the run, as bw's.
-std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchange& ex, const LinkOptions& o,
+std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchange& ex, const perf::LinkOptions& o,
                                             const PacketWatch& packets, RunEnd& end)
 {
     bool aborted = sr.local.aborted;
@@ -212,9 +212,9 @@ std::optional<std::string> exchange_results(report::SizeResult& sr, net::Exchang
 
 void check_combination(const PingPongOptions& o)
 {
-    check_op_transport(o.op, o.transport);
-    check_atomic_sizes(o);
-    if (o.op == Op::write)
+    perf::check_op_transport(o.op, o.transport);
+    perf::check_atomic_sizes(o);
+    if (o.op == perf::Op::write)
         for (auto s : o.sizes)
             if (s < 1)
                 throw UsageError("--op write needs sizes of at least 1 byte");
@@ -227,16 +227,16 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     const bool client = !o.host.empty();
     // 0. Everything local first: a server checks before it listens.
     std::vector<int> cpus = preflight_side(o, o.threads);
-    CmStart cm = cm_start(o);  // --cm: resolved or listening; rdma_cm's device checked too
+    perf::CmStart cm = perf::cm_start(o);  // --cm: resolved or listening; rdma_cm's device checked too
     if (cm.device_changed)
         cpus = preflight_side(o, o.threads);
-    pin_cpu(o.cpu);
-    const Clock clock = Clock::calibrate();
+    perf::pin_cpu(o.cpu);
+    const perf::Clock clock = perf::Clock::calibrate();
 
     // 1. Connect and agree on the test: the server adopts the client's
     //    parameters, naming any it was given that differ.
     Json theirs;
-    net::Exchange ex = open_exchange(o, "ping-pong", common_params(o), theirs);
+    net::Exchange ex = perf::open_exchange(o, "ping-pong", perf::common_params(o), theirs);
     if (!client) {
         adopt(o, theirs);
         cpus = preflight_side(o, o.threads);  // the client's sizes, MTU and threads
@@ -247,26 +247,26 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     const auto pairs = connect_pairs(o, ex, largest, cm);
     const verbs::LinkResources& res = *pairs.front();
     report::PingPongReport rep = ping_pong_header(o, ex, res, clock, cpus);
-    fill_cm_events(rep, cm);
+    perf::fill_cm_events(rep, cm);
     const PacketWatch packets(res.device_name(), o.port);
     ex.answer_stalls_with([&packets] { return to_json(packets.now()); });
 
     // 3. One run per size, between barriers; the server reports back.
     for (const std::uint32_t size : o.sizes) {
-        LatencyRun run;
-        set_common_run(run, o, size, res);
+        perf::LatencyRun run;
+        perf::set_common_run(run, o, size, res);
         rep.inline_used = rep.inline_used || run.use_inline;
-        if (is_atomic(o.op))  // each pair's counter starts at 0 (before the barrier: the client waits for it)
+        if (perf::is_atomic(o.op))  // each pair's counter starts at 0 (before the barrier: the client waits for it)
             for (const auto& pair : pairs)
-                std::memset(pair->recv_buf(), 0, atomic_bytes);
-        if (const auto why = barrier_failure(ex); !why.empty()) {
+                std::memset(pair->recv_buf(), 0, perf::atomic_bytes);
+        if (const auto why = perf::barrier_failure(ex); !why.empty()) {
             rep.aborted = true;  // the sizes measured so far are the report
             rep.abort_reason = why;
             rep.stalled_on_path = name_lost_peer(rep.abort_reason, net::host_of(ex.channel().peer()), packets.now());
             break;
         }
-        const Role role = client ? Role::client : Role::server;
-        std::vector<LatencyResult> results(o.threads);
+        const perf::Role role = client ? perf::Role::client : perf::Role::server;
+        std::vector<perf::LatencyResult> results(o.threads);
         const std::string lost = run_pairs(pairs, run, role, cpus, ex, o.timeout, clock, results);
         report::SizeResult sr;
         sr.local = side_figures(size, results, cpus, clock, o.histogram_rows);
@@ -275,8 +275,8 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
             sr.local.abort_reason = lost;
         }
         rep.completion_failed = std::any_of(results.begin(), results.end(),
-                                            [](const LatencyResult& r) { return r.completion_failed; });
-        if (is_atomic(o.op) && !client) {  // the client's atomics are done: it sent its results
+                                            [](const perf::LatencyResult& r) { return r.completion_failed; });
+        if (perf::is_atomic(o.op) && !client) {  // the client's atomics are done: it sent its results
             std::uint64_t sum = 0;
             for (const auto& pair : pairs) {
                 std::uint64_t counter = 0;
@@ -288,15 +288,15 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
         RunEnd how;
         how.peer_lost = !lost.empty();
         how.own_failure = std::any_of(results.begin(), results.end(),
-                                      [](const LatencyResult& r) { return r.completion_failed || r.stalled; });
+                                      [](const perf::LatencyResult& r) { return r.completion_failed || r.stalled; });
         how.peer_done = !how.peer_lost && !how.own_failure &&
-                        std::any_of(results.begin(), results.end(), [](const LatencyResult& r) {
-                            return r.aborted && r.abort_reason == Watchdog::finished_reason;
+                        std::any_of(results.begin(), results.end(), [](const perf::LatencyResult& r) {
+                            return r.aborted && r.abort_reason == perf::Watchdog::finished_reason;
                         });
         const std::optional<std::string> ended = exchange_results(sr, ex, o, packets, how);
-        if (is_atomic(o.op) && client) {
+        if (perf::is_atomic(o.op) && client) {
             std::uint64_t done = 0;
-            for (const LatencyResult& r : results)
+            for (const perf::LatencyResult& r : results)
                 done += r.exchanged;
             sr.atomic_expected = done;
         }
@@ -314,4 +314,4 @@ report::PingPongReport run_ping_pong(const PingPongOptions& given,
     return rep;
 }
 
-}  // namespace qps::perf
+}  // namespace qps::ops

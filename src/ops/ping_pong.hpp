@@ -13,9 +13,9 @@
 #include "src/perf/pingpong/loop.hpp"
 #include "src/report/latency.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
-struct PingPongOptions : LinkOptions {
+struct PingPongOptions : perf::LinkOptions {
     std::size_t histogram_rows = 0;  // 0: no histogram
 };
 
@@ -28,4 +28,4 @@ void check_combination(const PingPongOptions& o);
 report::PingPongReport run_ping_pong(const PingPongOptions& o,
                                      const std::function<void(const report::SizeResult&)>& progress = {});
 
-}  // namespace qps::perf
+}  // namespace qps::ops

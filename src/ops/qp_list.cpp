@@ -7,7 +7,7 @@
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/ops/qp_session.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 namespace {
 
@@ -86,4 +86,4 @@ KernelQpView query_kernel_qp(std::uint32_t qpn, const std::string& device)
     return view;
 }
 
-}  // namespace qps::qp
+}  // namespace qps::ops

@@ -12,7 +12,7 @@
 #include "src/health/stuck.hpp"
 #include "src/report/kernel_qp.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 // What `qp list` keeps; every member unset keeps everything.
 struct QpListFilter {
@@ -32,7 +32,7 @@ struct QpListNotes {
     std::optional<double> stalled_s;             // --stalled: the sampling interval (less when interrupted)
     bool interrupted = false;                    // --stalled: SIGINT/SIGTERM ended the watch early
     std::size_t dest_missing = 0;                // without --stalled: connected QPs whose destination is not local
-    std::vector<health::Finding> port_counters;  // --stalled: the counters of ports with a stuck QP
+    std::vector<Finding> port_counters;  // --stalled: the counters of ports with a stuck QP
 };
 
 struct QpListing {
@@ -54,4 +54,4 @@ struct KernelQpView {
 // the host has none.
 KernelQpView query_kernel_qp(std::uint32_t qpn, const std::string& device);
 
-}  // namespace qps::qp
+}  // namespace qps::ops

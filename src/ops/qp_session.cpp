@@ -12,13 +12,13 @@
 #include "src/verbs/gid_choice.hpp"
 #include "src/verbs/handles.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 namespace {
 
-Json modify_call(std::uint32_t qpn, const ModifyRequest& r, bool dry_run)
+Json modify_call(std::uint32_t qpn, const qp::ModifyRequest& r, bool dry_run)
 {
-    return holder_call("modify", Json{{"qpn", qpn}, {"attributes", to_json(r)}, {"dry_run", dry_run}});
+    return holder_call("modify", Json{{"qpn", qpn}, {"attributes", qp::to_json(r)}, {"dry_run", dry_run}});
 }
 
 [[noreturn]] void refused(std::uint32_t qpn, const Json& result)
@@ -30,10 +30,10 @@ Json modify_call(std::uint32_t qpn, const ModifyRequest& r, bool dry_run)
 }
 
 // Walks a new QP through `steps`, recording each.
-void walk(std::uint32_t qpn, const std::vector<Step>& steps, CreateOutcome& out)
+void walk(std::uint32_t qpn, const std::vector<qp::Step>& steps, CreateOutcome& out)
 {
     ibv_qp_state cur = IBV_QPS_RESET;
-    for (const Step& s : steps) {
+    for (const qp::Step& s : steps) {
         const Json result = modify_call(qpn, s.request, false);
         if (result.value("refused", false))
             refused(qpn, result);
@@ -73,7 +73,7 @@ void check_create_locally(const CreateSpec& spec)
 
 ibv_qp_state create_target(const std::string& to, bool pair)
 {
-    return to.empty() ? (pair ? IBV_QPS_RTS : IBV_QPS_RESET) : parse_state(to, "--to");
+    return to.empty() ? (pair ? IBV_QPS_RTS : IBV_QPS_RESET) : qp::parse_state(to, "--to");
 }
 
 bool connects(const CreateSpec& spec)
@@ -105,7 +105,7 @@ CreateOutcome create_qps(const CreateSpec& spec)
             const std::string device = created[0].at("device").get<std::string>();
             const verbs::GidChoice gid = verbs::choose_gid(device, spec.create.port, spec.attributes.request.sgid_index);
             for (int i = 0; i < count; ++i) {
-                ModifyRequest given = spec.attributes.request;
+                qp::ModifyRequest given = spec.attributes.request;
                 given.port = spec.create.port;
                 if (spec.pair) {  // each QP's peer is the other one, on the same port
                     given.dest_qpn = created[1 - i].at("qpn").get<std::uint32_t>();
@@ -117,7 +117,7 @@ CreateOutcome create_qps(const CreateSpec& spec)
                 if (given.has_av() && !given.sgid_index && gid.found)
                     given.sgid_index = gid.index;
                 const auto mtu = gid.active_mtu ? static_cast<ibv_mtu>(gid.active_mtu) : IBV_MTU_1024;
-                const auto steps = plan_steps(spec.create.type, spec.target, given, mtu);
+                const auto steps = qp::plan_steps(spec.create.type, spec.target, given, mtu);
                 walk(created[i].at("qpn").get<std::uint32_t>(), steps, out);
             }
             if (gid.found && spec.pair)
@@ -141,7 +141,7 @@ CreateOutcome create_qps(const CreateSpec& spec)
     return out;
 }
 
-ModifyOutcome modify_qp(std::uint32_t qpn, const ParsedModify& m, bool dry_run)
+ModifyOutcome modify_qp(std::uint32_t qpn, const qp::ParsedModify& m, bool dry_run)
 {
     const Json result = modify_call(qpn, m.request, dry_run);
     ModifyOutcome out;
@@ -188,10 +188,10 @@ std::vector<report::QpReport> list_held()
 
 PostOutcome post_qp(const PostSpec& spec)
 {
-    const PostRequest& r = spec.request;
+    const qp::PostRequest& r = spec.request;
     PostOutcome out;
     out.qpn = spec.qpn;
-    out.operation = std::string(post_op_name(r.op));
+    out.operation = std::string(qp::post_op_name(r.op));
     out.size = r.size;
     out.wait = spec.wait;
     if (out.wait.count() == 0) {
@@ -211,7 +211,7 @@ PostOutcome post_qp(const PostSpec& spec)
         req["raddr"] = *r.raddr;
         req["rkey"] = *r.rkey;
     }
-    if (is_atomic(r.op)) {
+    if (qp::is_atomic(r.op)) {
         req["compare_add"] = r.compare_add;
         req["swap"] = r.swap;
     }
@@ -233,11 +233,11 @@ PostOutcome post_qp(const PostSpec& spec)
         out.completion = report::build_completion(result.at("completion"));
     if (result.contains("peer_completion"))
         out.peer_completion = report::build_completion(result.at("peer_completion"));
-    if (is_atomic(r.op)) {
+    if (qp::is_atomic(r.op)) {
         AtomicOutcome a;
         a.remote_addr = result.value("remote_addr", std::uint64_t{0});
         a.rkey = result.value("rkey", 0u);
-        if (r.op == PostOp::fadd) {
+        if (r.op == qp::PostOp::fadd) {
             a.add = r.compare_add;
         } else {
             a.compare = r.compare_add;
@@ -245,7 +245,7 @@ PostOutcome post_qp(const PostSpec& spec)
         }
         if (result.contains("fetched")) {
             a.fetched = result.at("fetched").get<std::uint64_t>();
-            if (r.op == PostOp::cas)  // the NIC swaps exactly when the original equals compare
+            if (r.op == qp::PostOp::cas)  // the NIC swaps exactly when the original equals compare
                 a.swapped = *a.fetched == r.compare_add;
         }
         out.atomic = a;
@@ -264,4 +264,4 @@ DestroyOutcome destroy_qps(std::optional<std::uint32_t> qpn)
     return out;
 }
 
-}  // namespace qps::qp
+}  // namespace qps::ops

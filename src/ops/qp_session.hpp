@@ -12,11 +12,11 @@
 #include "src/report/qp.hpp"
 #include "src/verbs/create_qp.hpp"
 
-namespace qps::qp {
+namespace qps::ops {
 
 struct CreateSpec {
     verbs::CreateRequest create;
-    ParsedModify attributes;             // for --to / --pair
+    qp::ParsedModify attributes;             // for --to / --pair
     ibv_qp_state target = IBV_QPS_RESET;
     bool pair = false;
     std::chrono::seconds idle{600};
@@ -60,7 +60,7 @@ struct ModifyOutcome {
     std::optional<report::QpReport> after;
 };
 
-ModifyOutcome modify_qp(std::uint32_t qpn, const ParsedModify& m, bool dry_run);
+ModifyOutcome modify_qp(std::uint32_t qpn, const qp::ParsedModify& m, bool dry_run);
 
 // A QP this user's holder holds, or nullopt when the holder does not hold it
 // (or no holder runs).
@@ -69,7 +69,7 @@ std::vector<report::QpReport> list_held();
 
 struct PostSpec {
     std::uint32_t qpn = 0;
-    PostRequest request;                // the operation and its operands, checked (parse_post_flags)
+    qp::PostRequest request;                // the operation and its operands, checked (parse_post_flags)
     std::chrono::milliseconds wait{0};  // 0: the QP's derived retry wait plus a margin
 };
 
@@ -106,4 +106,4 @@ struct DestroyOutcome {
 
 DestroyOutcome destroy_qps(std::optional<std::uint32_t> qpn);  // nullopt: all
 
-}  // namespace qps::qp
+}  // namespace qps::ops

@@ -8,11 +8,11 @@
 #include "src/verbs/gid_choice.hpp"
 #include "src/perf/link_checks.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
 namespace {
 
-void preflight_link(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
+void preflight_link(perf::LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
 {
     health::PreflightSpec spec;
     spec.device = o.device;
@@ -22,7 +22,7 @@ void preflight_link(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
         spec.mtu = *o.mtu;
     spec.cpu = o.cpu;
     spec.with = {.cm = o.cm, .ud = o.transport == IBV_QPT_UD};
-    spec.memlock_bytes = qps * verbs::registered_bytes(link_setup(o, largest));
+    spec.memlock_bytes = qps * verbs::registered_bytes(perf::link_setup(o, largest));
     spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
                                     largest);
     if (!o.host.empty())
@@ -36,7 +36,7 @@ void preflight_link(LinkOptions& o, std::uint32_t largest, std::uint32_t qps)
 
 // --bind by hand (rdma_cm binds its own): the source GID is the one that
 // holds the address, chosen before any network step.
-void bind_gid(LinkOptions& o)
+void bind_gid(perf::LinkOptions& o)
 {
     if (o.cm || o.bind.empty() || !o.opened)
         return;
@@ -53,14 +53,14 @@ void bind_gid(LinkOptions& o)
 
 }  // namespace
 
-std::vector<int> preflight_side(LinkOptions& o, std::uint32_t qps)
+std::vector<int> preflight_side(perf::LinkOptions& o, std::uint32_t qps)
 {
     preflight_link(o, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
     bind_gid(o);
-    check_iwarp(o);
-    check_pkey_index(o);
-    check_atomic_cap(o);
-    return worker_cpus(o);
+    perf::check_iwarp(o);
+    perf::check_pkey_index(o);
+    perf::check_atomic_cap(o);
+    return perf::worker_cpus(o);
 }
 
-}  // namespace qps::perf
+}  // namespace qps::ops

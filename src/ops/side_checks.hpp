@@ -8,7 +8,7 @@
 
 #include "src/perf/link_common.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
 // What a side checks before it listens or connects, and again after
 // adopting the client's parameters: src/health/preflight.hpp's checks for
@@ -17,6 +17,6 @@ namespace qps::perf {
 // worker threads' CPUs (worker_cpus), which it returns. Throws the first
 // failure; sets o.device to the device it checked ("" = the first) and
 // keeps the device it opened in o.opened.
-std::vector<int> preflight_side(LinkOptions& o, std::uint32_t qps);
+std::vector<int> preflight_side(perf::LinkOptions& o, std::uint32_t qps);
 
-}  // namespace qps::perf
+}  // namespace qps::ops

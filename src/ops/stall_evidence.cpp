@@ -6,7 +6,7 @@
 #include "src/finding.hpp"
 #include "src/health/path_checks.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
 namespace {
 
@@ -67,13 +67,13 @@ Evidence PacketWatch::now() const
 std::optional<std::string> stall_on_path(std::string_view peer_host, const Evidence& here, const Evidence& there,
                                          std::uint16_t tcp_port)
 {
-    const health::Finding link =
+    const Finding link =
         health::check_link_changes(peer_host, here.link_start, here.link_now, there.link_start, there.link_now);
     if (link.failed())
-        return health::error_line(link);
-    const health::Finding roce = health::check_stalled_run(peer_host, here.packets, there.packets, tcp_port);
+        return error_line(link);
+    const Finding roce = health::check_stalled_run(peer_host, here.packets, there.packets, tcp_port);
     if (roce.failed())
-        return health::error_line(roce);
+        return error_line(roce);
     return std::nullopt;
 }
 
@@ -92,17 +92,17 @@ bool name_lost_peer(std::string& reason, std::string_view peer_host, const Evide
 {
     const Evidence there = evidence_from(theirs);
     // This side's link (and the peer's, when its word came): first, whichever timer fired.
-    health::Finding link =
+    Finding link =
         health::check_link_changes(peer_host, mine.link_start, mine.link_now, there.link_start, there.link_now);
     if (link.failed()) {
         link.summary = fmt::format("{}; then {}", link.summary, reason);
-        reason = health::error_line(link);
+        reason = error_line(link);
         return true;
     }
     // The peer's packet counts came after all: where the packets stopped.
-    const health::Finding roce = health::check_stalled_run(peer_host, mine.packets, there.packets, tcp_port);
+    const Finding roce = health::check_stalled_run(peer_host, mine.packets, there.packets, tcp_port);
     if (roce.failed()) {
-        reason = fmt::format("{}: {}", reason, health::error_line(roce));  // what ended the run, then where
+        reason = fmt::format("{}: {}", reason, error_line(roce));  // what ended the run, then where
         return true;
     }
     return false;  // nothing seen: the lost peer's own wording stands
@@ -116,4 +116,4 @@ std::string peer_word_missing(std::string_view peer, std::chrono::milliseconds w
                        peer, waited.count(), error, net::tcp_text(tcp));
 }
 
-}  // namespace qps::perf
+}  // namespace qps::ops

@@ -17,7 +17,7 @@
 #include "src/net/channel.hpp"
 #include "src/net/heartbeat.hpp"
 
-namespace qps::perf {
+namespace qps::ops {
 
 // Once a run has ended, each side's wait for its peer's word (its evidence,
 // its results, why it ended the run) follows the heartbeat's rule: --timeout
@@ -99,4 +99,4 @@ bool name_lost_peer(std::string& reason, std::string_view peer_host, const Evide
 std::string peer_word_missing(std::string_view peer, std::chrono::milliseconds waited, std::string_view error,
                               const std::optional<net::TcpState>& tcp);
 
-}  // namespace qps::perf
+}  // namespace qps::ops

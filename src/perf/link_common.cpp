@@ -184,10 +184,10 @@ void check_threads(const LinkOptions& o)
 
 std::vector<int> worker_cpus(const LinkOptions& o)
 {
-    const std::vector<int> allowed = health::allowed_cpus();
+    const std::vector<int> allowed = host::allowed_cpus();
     if (!o.cpus.empty()) {
         for (int c : o.cpus)
-            health::throw_first_failure({health::check_cpu(c, allowed, "--cpus")});
+            throw_first_failure({host::check_cpu(c, allowed, "--cpus")});
         return o.cpus;
     }
     if (o.threads <= 1)
@@ -196,7 +196,7 @@ std::vector<int> worker_cpus(const LinkOptions& o)
     if (cpus.size() < o.threads)
         throw UsageError(fmt::format("--threads {} needs a CPU per thread and this process may run on CPUs {} only: "
                                      "give fewer threads, or --cpus to share CPUs (e.g. --cpus {})",
-                                     o.threads, health::cpu_list_text(allowed),
+                                     o.threads, host::cpu_list_text(allowed),
                                      fmt::join(std::vector<int>(o.threads, allowed.empty() ? 0 : allowed.front()), ",")));
     return cpus;
 }

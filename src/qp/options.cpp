@@ -107,7 +107,7 @@ ibv_qp_type parse_qp_type(const std::string& text)
     for (const auto& t : type_names)
         if (t.name == l)
             return t.type;
-    throw UsageError(fmt::format("--type '{}': valid types are rc, uc, ud", text));
+    throw UsageError(fmt::format("--transport '{}': valid types are rc, uc, ud", text));
 }
 
 namespace {
@@ -217,7 +217,7 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
         r.state = parse_state(*f.state, "--state");
     if (f.cur_state)
         r.cur_state = parse_state(*f.cur_state, "--cur-state");
-    num(f.port, "--port", 1, 255, r.port);
+    num(f.port, "--ib-port", 1, 255, r.port);
     num(f.pkey_index, "--pkey-index", 0, decode::max_pkey_index, r.pkey_index);
     num(f.qkey, "--qkey", 0, 0xffffffff, r.qkey);
     if (f.access)
@@ -233,7 +233,7 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
     if (f.min_rnr_timer)
         timer(decode::parse_rnr_timer(*f.min_rnr_timer), r.min_rnr_timer, "--min-rnr-timer");
     if (f.timeout)
-        timer(decode::parse_timeout(*f.timeout), r.timeout, "--timeout");
+        timer(decode::parse_timeout(*f.timeout), r.timeout, "--qp-timeout");
     num(f.retry_cnt, "--retry-cnt", 0, decode::max_retry, r.retry_cnt);
     num(f.rnr_retry, "--rnr-retry", 0, decode::max_retry, r.rnr_retry);
     if (f.dgid) {
@@ -245,9 +245,9 @@ ParsedModify parse_modify_flags(const ModifyFlags& f)
     }
     num(f.dlid, "--dlid", 0, 0xffff, r.dlid);
     num(f.sl, "--sl", 0, decode::max_sl, r.sl);
-    num(f.sgid_index, "--sgid-index", 0, 255, r.sgid_index);
+    num(f.sgid_index, "--gid-index", 0, 255, r.sgid_index);
     num(f.hop_limit, "--hop-limit", 0, 255, r.hop_limit);
-    num(f.traffic_class, "--traffic-class", 0, decode::max_traffic_class, r.traffic_class);
+    num(f.traffic_class, "--tclass", 0, decode::max_traffic_class, r.traffic_class);
     num(f.flow_label, "--flow-label", 0, decode::max_flow_label, r.flow_label);
     num(f.static_rate, "--static-rate", 0, 255, r.static_rate);
     if (f.path_mig_state) {

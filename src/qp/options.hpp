@@ -22,7 +22,7 @@ struct ModifyFlags {
 
 struct ParsedModify {
     ModifyRequest request;
-    std::vector<std::string> notes;  // e.g. "--timeout 67ms → code 14 (67.109 ms)"
+    std::vector<std::string> notes;  // e.g. "--qp-timeout 67ms → code 14 (67.109 ms)"
 };
 
 ParsedModify parse_modify_flags(const ModifyFlags& flags);

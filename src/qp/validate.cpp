@@ -134,7 +134,7 @@ private:
         const bool global = req_.dgid.has_value() || cur_.ah_attr.is_global;
         if (roce && !global) {
             fail(fmt::format("port {} is RoCE (Ethernet): the address vector needs a GRH; give --dgid (the "
-                             "peer's GID) and --sgid-index",
+                             "peer's GID) and --gid-index",
                              port_num_));
             return;
         }
@@ -196,7 +196,7 @@ std::optional<std::string> atomic_post_problem(const AtomicPostFacts& f)
 {
     const std::string_view op = post_op_name(f.op);
     if (f.type != IBV_QPT_RC)
-        return fmt::format("--op {}: QP {:#x} is {}; atomics run on RC QPs only (qp create -t rc)", op, f.qpn,
+        return fmt::format("--op {}: QP {:#x} is {}; atomics run on RC QPs only (qp create --transport rc)", op, f.qpn,
                            decode::qp_type(f.type).name.value_or("not RC"));
     if (f.atomic_cap == IBV_ATOMIC_NONE)
         return decode::no_atomics_text(op, f.device);

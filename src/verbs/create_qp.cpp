@@ -59,7 +59,7 @@ void check_create_against_device(ibv_context* ctx, const std::string& device, co
     if (int rc = ibv_query_device(ctx, &d); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", device), rc);
     if (c.port < 1 || c.port > d.phys_port_cnt)
-        throw UsageError(fmt::format("--port {}: {} has ports 1..{}", c.port, device, d.phys_port_cnt));
+        throw UsageError(fmt::format("--ib-port {}: {} has ports 1..{}", c.port, device, d.phys_port_cnt));
     struct Limit {
         const char* option;
         std::uint64_t value;

@@ -88,10 +88,10 @@ PortSnapshot read_port(ibv_context* ctx, const std::string& dev, std::uint32_t n
 // cause (libibverbs reports it as ENOENT or EACCES), else the errno.
 [[noreturn]] void throw_open_failure(const std::string& name, const std::string& uverbs, int err)
 {
-    const health::Finding f =
-        health::check_device_file(name, health::read_device_file("/dev/infiniband/" + uverbs));
+    const Finding f =
+        host::check_device_file(name, host::read_device_file("/dev/infiniband/" + uverbs));
     if (f.failed())
-        throw OperationError(fmt::format("cannot open {}: {}", name, health::error_line(f)));
+        throw OperationError(fmt::format("cannot open {}: {}", name, error_line(f)));
     throw SystemError(fmt::format("ibv_open_device({})", name), err);
 }
 

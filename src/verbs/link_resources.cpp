@@ -64,7 +64,7 @@ void LinkResources::create(ibv_context* const ctx)
     if (int rc = ibv_query_device(ctx, &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
     if (setup.port < 1 || setup.port > da.phys_port_cnt)
-        throw UsageError(fmt::format("--port {}: {} has ports 1..{}", setup.port, device_name_, da.phys_port_cnt));
+        throw UsageError(fmt::format("--ib-port {}: {} has ports 1..{}", setup.port, device_name_, da.phys_port_cnt));
     rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_init_rd_atom, 1, 255));
     dest_rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_rd_atom, 1, 255));
     const ibv_port_attr pa = port_attr();

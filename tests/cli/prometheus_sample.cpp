@@ -8,6 +8,6 @@
 
 int main()
 {
-    qps::fmt_out::render_ports_prometheus(qps::test::sample_ports_report(), std::cout);
+    qps::formatters::render_ports_prometheus(qps::test::sample_ports_report(), std::cout);
     return 0;
 }

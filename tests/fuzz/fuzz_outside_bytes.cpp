@@ -26,7 +26,7 @@
 #include "src/util/outside_bytes.hpp"
 
 using namespace qps;
-using namespace qps::fmt_out;
+using namespace qps::formatters;
 
 namespace {
 

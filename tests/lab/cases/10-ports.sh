@@ -42,8 +42,14 @@ expect_true "the probe left no QP behind (only the kernel GSI QP)" bash -c "! rd
 case_ "filters and bad input"
 run "$q" ports -d nosuch0
 expect_rc 2; expect_err_lines 1; expect_err_has "unknown device 'nosuch0'"; expect_err_has "rxe0"
-run "$q" ports -d rxe0 -p 2
+run "$q" ports -d rxe0 -i 2
 expect_rc 2; expect_err_lines 1; expect_err_has "device rxe0 has no port 2"; expect_err_has "1..1"
+# The old spelling of -i: the same filter (port 2 reaches the same check), one note.
+run "$q" ports -d rxe0 -p 2
+expect_rc 2; expect_err_lines 2; expect_err_has "device rxe0 has no port 2"
+expect_err_has "qpscope ports: note: -p/--port is now -i/--ib-port (one spelling for one thing across commands); the old one still works"
+run "$q" ports -p 1 -i 1
+expect_rc 2; expect_err_has "excludes"
 run "$q" --json ports -d nosuch0
 expect_rc 2
 expect_true "JSON usage error names the device" python3 -c '
@@ -54,7 +60,7 @@ if rdma link add rxe1 type rxe netdev veth1 2>/dev/null; then
   run "$q" ports --json
   expect_true "both devices listed" python3 -c '
 import json, sys; n = sorted(d["name"] for d in json.loads(sys.argv[1])["devices"]); assert n == ["rxe0", "rxe1"], n' "$out"
-  run "$q" ports --json -d rxe1 -p 1
+  run "$q" ports --json -d rxe1 -i 1
   expect_true "only rxe1 port 1" python3 -c '
 import json, sys; d = json.loads(sys.argv[1])["devices"]
 assert [x["name"] for x in d] == ["rxe1"] and [p["port"] for p in d[0]["ports"]] == [1]

@@ -58,7 +58,7 @@ def strip(d):
             p.pop("counters", None); p.pop("hw_counters", None)
     return d
 assert strip(json.loads(sys.argv[1])) == strip(json.loads(sys.argv[2]))' "$out" "$json"
-run "$q" ports -d rxe0 -p 1 --format prometheus
+run "$q" ports -d rxe0 -i 1 --format prometheus
 expect_true "filters apply: only rxe0 port 1" bash -c '
   grep -v "^#" <<<"$1" | grep -q "device=\"rxe0\",port=\"1\"" && ! grep -v "^#" <<<"$1" | grep -v "device=\"rxe0\"" | grep -q .' _ "$out"
 run "$q" ports -d nosuch0 --format prometheus

@@ -20,7 +20,7 @@ expect_true "text: port '-' for a QP in RESET" bash -c 'grep -E "^ +rxe0 +- +0x"
 
 case_ "qp: RESET → INIT step by step"
 for qpn in "$A" "$B"; do
-  run "$q" --json qp modify "$qpn" --state init --port 1 --pkey-index 0 --access local_write,remote_write,remote_read
+  run "$q" --json qp modify "$qpn" --state init --ib-port 1 --pkey-index 0 --access local_write,remote_write,remote_read
   expect_rc 0
   expect_true "QP $qpn is INIT" test "$(jqo '.modify.qp.state.name')" = INIT
 done
@@ -28,10 +28,10 @@ run "$q" --json qp list --held
 expect_true "bound to port 1 in INIT" test "$(jqo '[.qps[] | .port] | map(. == 1) | all')" = true
 
 case_ "qp: failed checks name the attribute and leave the QP as it was"
-rtr=(--state rtr --dgid 192.0.2.1 --sgid-index 1 --mtu 1024 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 12)
+rtr=(--state rtr --dgid 192.0.2.1 --gid-index 1 --mtu 1024 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 12)
 run "$q" qp modify "$A" "${rtr[@]}"
 expect_rc 2; expect_err_lines 1; expect_err_has "INIT→RTR on RC needs"; expect_err_has "dest-qpn (missing)"
-run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn "$B" --sgid-index 9
+run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn "$B" --gid-index 9
 expect_rc 2; expect_err_has "sgid-index 9 is not a valid GID entry of port 1: valid indices are 0, 1"
 run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn "$B" --mtu 4096
 expect_rc 2; expect_err_has "mtu 4096 is above port 1's active MTU of 1024 bytes"
@@ -54,9 +54,17 @@ run "$q" --json qp modify "$A" "${rtr[@]}" --dest-qpn "$B"
 expect_rc 0; expect_true "A is RTR" test "$(jqo '.modify.qp.state.name')" = RTR
 run "$q" --json qp modify "$B" "${rtr[@]}" --dest-qpn "$A"
 expect_rc 0
+# B through the old spelling of --qp-timeout: the same value, one note.
 for qpn in "$A" "$B"; do
-  run "$q" qp modify "$qpn" --state rts --sq-psn 0 --timeout 67ms --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 1
+  spelling=--qp-timeout; [ "$qpn" = "$B" ] && spelling=--timeout
+  run "$q" qp modify "$qpn" --state rts --sq-psn 0 "$spelling" 67ms --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 1
   expect_rc 0; expect_out_has "67ms → code 14"
+  if [ "$qpn" = "$B" ]; then
+    expect_err_lines 1
+    expect_err_has "qpscope qp modify: note: --timeout is now --qp-timeout (one spelling for one thing across commands)"
+  else
+    expect_err_lines 0
+  fi
 done
 
 case_ "qp: post completes a send, an RDMA write and an RDMA read"
@@ -75,7 +83,7 @@ case_ "qp: atomics are refused, each named, where they cannot run"
 run "$q" qp post "$A" --op fadd --add 3
 expect_rc 2; expect_err_lines 1
 expect_err_has "the target QP $(printf '%#x' "$B") was not given remote_atomic access (its access: local_write,remote_write,remote_read): give it --access local_write,remote_write,remote_read,remote_atomic"
-run "$q" --json qp create -d rxe0 -t ud
+run "$q" --json qp create -d rxe0 --transport ud
 expect_rc 0; U=$(jqo '.qps[0].qpn.raw')
 run "$q" qp post "$U" --op cas --compare 1 --swap 2
 expect_rc 2; expect_err_lines 1; expect_err_has "QP $(printf '%#x' "$U") is UD; atomics run on RC QPs only"
@@ -177,7 +185,7 @@ assert q["sq_psn"] >= 1  # three requests went out
 ' "$out" "$B"
 
 case_ "qp: a dead peer gives transport retry counter exceeded after about the derived wait"
-run "$q" --json qp create -d rxe0 --pair --timeout 10 --retry-cnt 3
+run "$q" --json qp create -d rxe0 --pair --qp-timeout 10 --retry-cnt 3
 expect_rc 0
 A2=$(jqo '.qps[0].qpn.raw'); B2=$(jqo '.qps[1].qpn.raw')
 expect_true "the pair is RTS, each pointing at the other" test \
@@ -302,7 +310,7 @@ expect_true "the holder keeps only the QP made before ($kept)" test "$(jqo '[.qp
 expect_true "rdma res: one QP of ours" test "$(non_gsi_qps)" = 1
 
 case_ "SIGTERM in qp post while the holder waits for a completion that a dead peer delays: exit 4, the holder keeps serving"
-run "$q" --json qp create -d rxe0 --pair --timeout 18 --retry-cnt 7
+run "$q" --json qp create -d rxe0 --pair --qp-timeout 18 --retry-cnt 7
 expect_rc 0
 A3=$(jqo '.qps[0].qpn.raw'); B3=$(jqo '.qps[1].qpn.raw')
 run "$q" qp destroy "$B3"

@@ -57,7 +57,7 @@ complete_bash() {
 }
 run complete_bash "$q" ports -d ""
 expect_true "bash: the devices are rxe0 (offered '$out')" test "$out" = rxe0
-run complete_bash "$q" ports -d rxe0 -p ""
+run complete_bash "$q" ports -d rxe0 -i ""
 expect_true "bash: rxe0's ports are 1 (offered '$out')" test "$out" = 1
 run "$q" --json qp create -d rxe0
 expect_rc 0

@@ -15,7 +15,7 @@ expect_true "a ports document without devices is rejected" \
 case_ "schemas: ports and ports --watch"
 run "$q" --json ports
 expect_rc 0; expect_valid ports
-run "$q" --json ports -d rxe0 -p 1
+run "$q" --json ports -d rxe0 -i 1
 expect_rc 0; expect_valid ports
 run "$q" ports --format json -d rxe0
 expect_rc 0; expect_valid ports
@@ -31,21 +31,21 @@ run "$q" --json qp create -d rxe0
 expect_rc 0; expect_valid qp-create
 A=$(sch_jq '.qps[0].qpn.raw')
 # A pair with a short retry wait, so a post to a destroyed peer fails fast (as in 20-qp.sh).
-run "$q" --json qp create --pair -d rxe0 --timeout 10 --retry-cnt 3
+run "$q" --json qp create --pair -d rxe0 --qp-timeout 10 --retry-cnt 3
 expect_rc 0; expect_valid qp-create
 P1=$(sch_jq '.qps[0].qpn.raw'); P2=$(sch_jq '.qps[1].qpn.raw')
 expect_true "the pair has its steps and notes" test "$(sch_jq '(.steps | length) > 0 and (.notes | length) > 0')" = true
-run "$q" --json qp create -d rxe0 -t ud --to rts
+run "$q" --json qp create -d rxe0 --transport ud --to rts
 expect_rc 0; expect_valid qp-create
-run "$q" --json qp modify "$A" --state init --port 1 --pkey-index 0 --access local_write,remote_write,remote_read
+run "$q" --json qp modify "$A" --state init --ib-port 1 --pkey-index 0 --access local_write,remote_write,remote_read
 expect_rc 0; expect_valid qp-modify
-sch_rtr=(--state rtr --dgid 192.0.2.1 --sgid-index 1 --mtu 1024 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 12 --dest-qpn "$P1")
+sch_rtr=(--state rtr --dgid 192.0.2.1 --gid-index 1 --mtu 1024 --rq-psn 0 --max-dest-rd-atomic 1 --min-rnr-timer 12 --dest-qpn "$P1")
 run "$q" --json qp modify "$A" "${sch_rtr[@]}" --dry-run
 expect_rc 0; expect_valid qp-modify
 expect_true "dry run: no QP afterwards" test "$(sch_jq '.modify.dry_run and (.modify | has("qp") | not)')" = true
 run "$q" --json qp modify "$A" "${sch_rtr[@]}"
 expect_rc 0; expect_valid qp-modify
-run "$q" --json qp modify "$A" --state rts --sq-psn 0 --timeout 67ms --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 1
+run "$q" --json qp modify "$A" --state rts --sq-psn 0 --qp-timeout 67ms --retry-cnt 7 --rnr-retry 7 --max-rd-atomic 1
 expect_rc 0; expect_valid qp-modify
 run "$q" --json qp modify "$A" --state rtr
 expect_rc 2; expect_valid error
@@ -182,7 +182,7 @@ expect_true "no ID listed" test "$(sch_jq '.cm_ids | length')" = 0
 case_ "schemas: doctor, healthy and failing"
 run timeout 120 "$q" --json doctor
 expect_rc 0; expect_valid doctor
-run timeout 120 "$q" --json doctor -d rxe0 -p 1 --no-loopback --expect rate=400 --interval 0.5 --strict
+run timeout 120 "$q" --json doctor -d rxe0 -i 1 --no-loopback --expect rate=400 --interval 0.5 --strict
 expect_rc 1; expect_valid doctor
 expect_true "not healthy, port.link failed" test "$(sch_jq '.healthy'),$(sch_jq '[.findings[] | select(.id == "port.link") | .status] | join(",")')" = "false,fail"
 run "$q" --json doctor --expect bogus=1

@@ -114,7 +114,7 @@ rank0_lost STOP
 
 # The start's collectives (rank 0's verdict and plan, the ranks' records,
 # the barrier) are MPI's non-blocking ones, each bounded by the rank's
-# --timeout (mesh/world.hpp): a rank hung or stopped before its set-up
+# --timeout (mpi/world.hpp): a rank hung or stopped before its set-up
 # ended used to hold every other rank in MPI_Bcast or MPI_Allgather for
 # ever. Rank 2 hangs in its set-up, deterministically: strace holds its
 # open of the device file 120 s (after MPI_Init, before the records'

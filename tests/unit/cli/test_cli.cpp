@@ -3,7 +3,7 @@
 
 #include "commands/app.hpp"
 
-using namespace qps::cli;
+using namespace qps::commands;
 
 namespace {
 // Parses argv without running callbacks' side effects beyond parsing errors.

@@ -3,6 +3,7 @@
 #include <functional>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 #include "commands/app.hpp"
 #include "commands/describe.hpp"
@@ -12,7 +13,7 @@
 #include "src/qp/options.hpp"
 
 using namespace qps;
-using namespace qps::cli;
+using namespace qps::commands;
 using completion::ValueKind;
 
 namespace {
@@ -81,7 +82,9 @@ TEST_CASE("the model: options, inherited globals, value kinds and words")
     CHECK(option(root, {"qp", "create"}, "--color").kind == ValueKind::choice);
 
     CHECK(option(root, {"ports"}, "-d").kind == ValueKind::device);
-    CHECK(option(root, {"ports"}, "--port").kind == ValueKind::port);
+    CHECK(option(root, {"ports"}, "--ib-port").kind == ValueKind::port);
+    CHECK(option(root, {"doctor"}, "-i").kind == ValueKind::port);
+    CHECK(option(root, {"qp", "modify"}, "--ib-port").kind == ValueKind::port);
     CHECK(option(root, {"ping-pong"}, "--op").words ==
           std::vector<std::string>{"send", "write", "read", "fadd", "cas"});
     CHECK(option(root, {"ping-pong"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud"});
@@ -98,7 +101,8 @@ TEST_CASE("the model: options, inherited globals, value kinds and words")
     CHECK(access.words == qp::access_words());
     CHECK(access.words.front() == "local_write");
     CHECK(option(root, {"qp", "create"}, "--to").words == std::vector<std::string>{"init", "rtr", "rts"});
-    CHECK(option(root, {"qp", "create"}, "--type").words == std::vector<std::string>{"rc", "uc", "ud"});
+    CHECK(option(root, {"qp", "create"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud"});
+    CHECK(option(root, {"qp", "list"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud"});
     CHECK(option(root, {"qp", "list"}, "--state").kind == ValueKind::choice);
 
     const auto* modify = completion::find_command(root, {"qp", "modify"});
@@ -214,10 +218,10 @@ TEST_CASE("colour: always, never, or on a terminal unless NO_COLOR is set")
     // The text printer puts headings in bold only when asked to.
     for (const bool color : {true, false}) {
         std::ostringstream out;
-        auto p = fmt_out::make_printer({.json = false, .color = color}, out);
+        auto p = formatters::make_printer({.json = false, .color = color}, out);
         p->begin_document("demo");
         {
-            fmt_out::ObjectScope dev(*p, "dev", "dev0");
+            formatters::ObjectScope dev(*p, "dev", "dev0");
             p->field("state", "state", std::string("ACTIVE"));
         }
         p->end_document();
@@ -236,4 +240,67 @@ TEST_CASE("GlobalOptions::info is dropped under --quiet")
     g.info("progress 2");
     std::cerr.rdbuf(old);
     CHECK(captured.str() == "progress 1\n");
+}
+
+TEST_CASE("one spelling for one thing: the old spellings are hidden from --help and the completions")
+{
+    const auto root = describe_qpscope();
+    const std::vector<std::tuple<std::vector<std::string>, std::string, std::string>> renamed{
+        {{"ports"}, "--port", "--ib-port"},          {{"ports"}, "-p", "-i"},
+        {{"doctor"}, "--port", "--ib-port"},         {{"qp", "create"}, "--type", "--transport"},
+        {{"qp", "create"}, "-t", "--transport"},     {{"qp", "list"}, "--type", "--transport"},
+        {{"qp", "modify"}, "--port", "--ib-port"},   {{"qp", "modify"}, "--timeout", "--qp-timeout"},
+        {{"qp", "modify"}, "--sgid-index", "-x"},    {{"qp", "modify"}, "--traffic-class", "--tclass"},
+        {{"qp", "create"}, "--sgid-index", "--gid-index"},
+    };
+    for (const auto& [path, old_name, now] : renamed) {
+        CAPTURE(old_name);
+        const completion::CommandSpec* cmd = completion::find_command(root, path);
+        REQUIRE(cmd != nullptr);
+        CHECK(completion::find_option(*cmd, old_name) == nullptr);
+        CHECK(completion::find_option(*cmd, now) != nullptr);
+        // ... yet typed, it is no unknown option ("did you mean").
+        std::vector<std::string> typed = path;
+        typed.push_back(old_name);
+        typed.push_back("1");
+        CHECK(usage_error(typed) == "(accepted)");
+    }
+    CHECK(usage_error({"ports", "-p1"}) == "(accepted)");
+    // The same thing, the same spelling, in every command that has it.
+    for (const auto& path : std::vector<std::vector<std::string>>{{"ports"}, {"doctor"}, {"ping-pong"}, {"bw"}, {"path"},
+                                                                   {"mesh"}, {"qp", "create"}, {"qp", "modify"}})
+        CHECK(option(root, path, "-i").kind == ValueKind::port);
+    for (const auto& path : std::vector<std::vector<std::string>>{{"ping-pong"}, {"bw"}, {"qp", "create"}, {"qp", "modify"}})
+        CHECK(completion::find_option(*completion::find_command(root, path), "--qp-timeout") != nullptr);
+}
+
+TEST_CASE("an old spelling still parses, into the same value, with one note naming the current one")
+{
+    const auto root = describe_qpscope();
+    CHECK(check_typed_words(root, {"ports", "-p", "1"}) ==
+          std::vector<std::string>{"qpscope ports: note: -p/--port is now -i/--ib-port (one spelling for one thing "
+                                   "across commands); the old one still works"});
+    CHECK(check_typed_words(root, {"--json", "qp", "modify", "0x12", "--timeout", "14", "--traffic-class=8"}) ==
+          std::vector<std::string>{
+              "qpscope qp modify: note: --timeout is now --qp-timeout (one spelling for one thing across commands); "
+              "the old one still works",
+              "qpscope qp modify: note: --traffic-class is now --tclass (one spelling for one thing across commands); "
+              "the old one still works"});
+    CHECK(check_typed_words(root, {"ports", "-i", "1"}).empty());
+    CHECK(check_typed_words(root, {"ping-pong", "-p", "18000"}).empty());  // ping-pong's -p is the TCP port
+
+    CLI::App app;
+    GlobalOptions global;
+    build_app(app, global);
+    CLI::App* ports = app.get_subcommand("ports");
+    ports->callback([] {});  // parse only: no device is opened
+    app.parse(std::vector<std::string>{"1", "-p", "ports"});  // CLI11 takes them reversed
+    CHECK(ports->get_option("--port")->count() == 1);  // the value itself: lab 10-ports (port 2 refused as with -i)
+    CHECK_THROWS_AS(app.parse(std::vector<std::string>{"1", "-i", "1", "-p", "ports"}), CLI::ExcludesError);
+    // --help lists the current spelling only.
+    std::ostringstream help;
+    help << ports->help();
+    CHECK(help.str().find("--ib-port") != std::string::npos);
+    CHECK(help.str().find("--port") == std::string::npos);
+    CHECK(help.str().find("Old spellings") == std::string::npos);
 }

@@ -7,7 +7,7 @@
 #include "commands/link_flags.hpp"
 #include "src/error.hpp"
 
-using namespace qps::cli;
+using namespace qps::commands;
 
 namespace {
 

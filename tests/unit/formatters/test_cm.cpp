@@ -10,7 +10,7 @@
 #include "unit/util.hpp"
 
 using namespace qps;
-using namespace qps::fmt_out;
+using namespace qps::formatters;
 
 namespace {
 

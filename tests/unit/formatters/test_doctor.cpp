@@ -13,24 +13,24 @@ using qps::test::contains;
 
 namespace {
 
-health::DoctorReport doctor_sample()
+ops::DoctorReport doctor_sample()
 {
-    health::DoctorReport r;
+    ops::DoctorReport r;
     r.interval_s = 1;
-    health::Finding modules = health::ok("kernel.modules", "ib_core, ib_uverbs and rdma_ucm are loaded");
-    modules.status = health::Status::ok;
-    health::Finding down;
+    qps::Finding modules = qps::ok("kernel.modules", "ib_core, ib_uverbs and rdma_ucm are loaded");
+    modules.status = qps::Status::ok;
+    qps::Finding down;
     down.id = "port.state";
-    down.status = health::Status::fail;
+    down.status = qps::Status::fail;
     down.device = "rxe0";
     down.port = 1;
     down.summary = "rxe0 port 1 is DOWN (physical state DISABLED), netdev veth0 is down";
     down.seen = {{"state", "DOWN (1)"}, {"netdev", "veth0 (down)"}};
     down.why = "a port that is not ACTIVE carries no RDMA traffic";
     down.fix = "bring the netdev up: ip link set veth0 up";
-    health::Finding stuck;
+    qps::Finding stuck;
     stuck.id = "qp.stuck";
-    stuck.status = health::Status::warn;
+    stuck.status = qps::Status::warn;
     stuck.device = "rxe0";
     stuck.port = 1;
     stuck.summary = "QP 0x11 of pid 42 (ib_write_bw) is stuck: ERR";
@@ -40,22 +40,22 @@ health::DoctorReport doctor_sample()
     return r;
 }
 
-std::string doctor_text(const health::DoctorReport& r, bool strict)
+std::string doctor_text(const ops::DoctorReport& r, bool strict)
 {
     std::ostringstream out;
-    auto p = fmt_out::make_printer({.json = false, .color = false}, out);
+    auto p = formatters::make_printer({.json = false, .color = false}, out);
     p->begin_document("doctor");
-    fmt_out::render_doctor(r, strict, *p);
+    formatters::render_doctor(r, strict, *p);
     p->end_document();
     return out.str();
 }
 
-nlohmann::json doctor_json(const health::DoctorReport& r, bool strict)
+nlohmann::json doctor_json(const ops::DoctorReport& r, bool strict)
 {
     std::ostringstream out;
-    auto p = fmt_out::make_printer({.json = true, .color = false}, out);
+    auto p = formatters::make_printer({.json = true, .color = false}, out);
     p->begin_document("doctor");
-    fmt_out::render_doctor(r, strict, *p);
+    formatters::render_doctor(r, strict, *p);
     p->end_document();
     return nlohmann::json::parse(out.str());
 }
@@ -98,20 +98,20 @@ TEST_CASE("doctor JSON: every finding with id, status, device, port, seen; count
 
 TEST_CASE("doctor --quiet: a line per failure, warnings too under --strict, nothing when healthy")
 {
-    const auto lines = fmt_out::doctor_failure_lines(doctor_sample(), false);
+    const auto lines = formatters::doctor_failure_lines(doctor_sample(), false);
     REQUIRE(lines.size() == 1);
     CHECK(lines[0] == "FAIL port.state rxe0 port 1: rxe0 port 1 is DOWN (physical state DISABLED), netdev veth0 is "
                       "down; fix: bring the netdev up: ip link set veth0 up");
-    const auto strict = fmt_out::doctor_failure_lines(doctor_sample(), true);
+    const auto strict = formatters::doctor_failure_lines(doctor_sample(), true);
     REQUIRE(strict.size() == 2);
     CHECK(strict[1] == "WARN qp.stuck rxe0 port 1: QP 0x11 of pid 42 (ib_write_bw) is stuck: ERR; fix: kill 42");
 
-    health::DoctorReport healthy = doctor_sample();
+    ops::DoctorReport healthy = doctor_sample();
     healthy.findings.resize(1);
-    CHECK(fmt_out::doctor_failure_lines(healthy, true).empty());
-    CHECK(health::doctor_exit_code(healthy, true) == 0);
-    CHECK(health::doctor_exit_code(doctor_sample(), false) == 1);
+    CHECK(formatters::doctor_failure_lines(healthy, true).empty());
+    CHECK(ops::doctor_exit_code(healthy, true) == 0);
+    CHECK(ops::doctor_exit_code(doctor_sample(), false) == 1);
     healthy.findings.push_back(doctor_sample().findings[2]);  // a warning
-    CHECK(health::doctor_exit_code(healthy, false) == 0);
-    CHECK(health::doctor_exit_code(healthy, true) == 1);
+    CHECK(ops::doctor_exit_code(healthy, false) == 0);
+    CHECK(ops::doctor_exit_code(healthy, true) == 1);
 }

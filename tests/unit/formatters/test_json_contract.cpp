@@ -23,7 +23,7 @@
 #include "unit/formatters/sample_ports_report.hpp"
 
 using namespace qps;
-using namespace qps::fmt_out;
+using namespace qps::formatters;
 
 namespace {
 
@@ -274,14 +274,14 @@ TEST_CASE("v2: a QP not yet bound to a port has port null (text '-'), not port 0
     kernel::KernelQp bound = reset;
     bound.port = 1;
     bound.lqpn = 0x12;
-    qp::QpListing two;
+    ops::QpListing two;
     two.qps = {report::kernel_qp_report(reset), report::kernel_qp_report(bound)};
     const auto j = json_of([&](Printer& p) { render_kernel_qps(two, p); });
     CHECK(j["qps"][0]["port"].is_null());
     CHECK(j["qps"][1]["port"] == 1);
     const auto one = json_of([&](Printer& p) { render_kernel_qp(report::kernel_qp_report(reset), p); });
     CHECK(one["port"].is_null());
-    qp::QpListing first;
+    ops::QpListing first;
     first.qps = {report::kernel_qp_report(reset)};
     const std::string text = text_of([&](Printer& p) { render_kernel_qps(first, p); });
     INFO(text);
@@ -291,17 +291,17 @@ TEST_CASE("v2: a QP not yet bound to a port has port null (text '-'), not port 0
 TEST_CASE("v2: the error document's command is the command path typed, \"\" before one is named")
 {
     CLI::App app;
-    cli::GlobalOptions global;
-    cli::build_app(app, global);
-    const completion::CommandSpec root = cli::describe_cli(app);
+    commands::GlobalOptions global;
+    commands::build_app(app, global);
+    const completion::CommandSpec root = commands::describe_cli(app);
     using W = std::vector<std::string>;
-    CHECK(cli::typed_command(root, W{"--json", "ports", "-d", "nosuch"}) == "ports");
-    CHECK(cli::typed_command(root, W{"ports", "--watch", "1", "--json"}) == "ports");
-    CHECK(cli::typed_command(root, W{"--json", "qp", "create", "--pair"}) == "qp create");
-    CHECK(cli::typed_command(root, W{"qp", "--json", "query", "0x11"}) == "qp query");
-    CHECK(cli::typed_command(root, W{"--json", "qp", "crate"}) == "qp");  // stops at the mistyped word
-    CHECK(cli::typed_command(root, W{"ports", "--devcie", "x"}) == "ports");
-    CHECK(cli::typed_command(root, W{"--json", "prots"}).empty());
-    CHECK(cli::typed_command(root, W{"--json"}).empty());
-    CHECK(cli::typed_command(root, W{"ping-pong", "-d", "qp", "host1"}) == "ping-pong");  // a value, not a command
+    CHECK(commands::typed_command(root, W{"--json", "ports", "-d", "nosuch"}) == "ports");
+    CHECK(commands::typed_command(root, W{"ports", "--watch", "1", "--json"}) == "ports");
+    CHECK(commands::typed_command(root, W{"--json", "qp", "create", "--pair"}) == "qp create");
+    CHECK(commands::typed_command(root, W{"qp", "--json", "query", "0x11"}) == "qp query");
+    CHECK(commands::typed_command(root, W{"--json", "qp", "crate"}) == "qp");  // stops at the mistyped word
+    CHECK(commands::typed_command(root, W{"ports", "--devcie", "x"}) == "ports");
+    CHECK(commands::typed_command(root, W{"--json", "prots"}).empty());
+    CHECK(commands::typed_command(root, W{"--json"}).empty());
+    CHECK(commands::typed_command(root, W{"ping-pong", "-d", "qp", "host1"}) == "ping-pong");  // a value, not a command
 }

@@ -6,7 +6,7 @@
 #include "src/decode/port.hpp"
 
 using namespace qps;
-using namespace qps::fmt_out;
+using namespace qps::formatters;
 
 namespace {
 report::WatchSample sample(std::uint64_t number)

@@ -5,7 +5,7 @@
 #include "formatters/printer.hpp"
 
 using namespace qps;
-using namespace qps::fmt_out;
+using namespace qps::formatters;
 
 namespace {
 void emit(Printer& p)

@@ -8,7 +8,7 @@
 #include "unit/formatters/sample_ports_report.hpp"
 
 using namespace qps;
-using namespace qps::fmt_out;
+using namespace qps::formatters;
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include "unit/util.hpp"
 
 using namespace qps::health;
+using namespace qps::host;
 using qps::test::contains;
 using qps::test::thrown;
 

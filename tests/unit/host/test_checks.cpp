@@ -13,7 +13,9 @@
 #include "src/host/checks.hpp"
 #include "unit/util.hpp"
 
-using namespace qps::health;
+using namespace qps;
+using namespace qps::host;
+using namespace qps::health;  // preflight: what the host checks feed
 using qps::test::contains;
 using qps::test::thrown;
 
@@ -263,6 +265,6 @@ TEST_CASE("preflight: the connected tests check the transport unless they say th
 {
     // ping-pong, bw (preflight_side) and qpscope-mesh (local_setup) leave
     // `connects` as it is; only `qp create` of a QP that stays in RESET or
-    // INIT sets it false (qp::connects, tests/unit/qp).
+    // INIT sets it false (ops::connects, tests/unit/qp).
     CHECK(PreflightSpec{}.connects);
 }

@@ -33,7 +33,7 @@ TEST_CASE("heat map: an N x N grid, failed pairs marked with their cause escaped
     r.results[1].status = PairStatus::failed;
     r.results[1].cause = "rank 2 <node2> & \"friends\": GID index 5 is empty";
     r.results[2].status = PairStatus::not_run;
-    const std::string svg = qps::fmt_out::mesh_svg(r, Metric::bw);
+    const std::string svg = qps::formatters::mesh_svg(r, Metric::bw);
     CHECK(svg.rfind("<?xml", 0) == 0);
     CHECK(svg.find("<svg xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
     CHECK(svg.find("</svg>") != std::string::npos);
@@ -46,7 +46,7 @@ TEST_CASE("heat map: an N x N grid, failed pairs marked with their cause escaped
     CHECK(svg.find("qpscope-mesh: bandwidth, Gb/s") != std::string::npos);
     CHECK(count_of(svg, "class=\"row-label\"") == 4);
     CHECK(svg.find("r3 node3") != std::string::npos);
-    CHECK(svg == qps::fmt_out::mesh_svg(r, Metric::bw));
+    CHECK(svg == qps::formatters::mesh_svg(r, Metric::bw));
     // Bandwidth: the best direction is green, the worst red.
     CHECK(svg.find("fill=\"#20df20\"") != std::string::npos);
     CHECK(svg.find("fill=\"#df2020\"") != std::string::npos);
@@ -55,7 +55,7 @@ TEST_CASE("heat map: an N x N grid, failed pairs marked with their cause escaped
 TEST_CASE("heat map of latency: 3 ranks, symmetric cells, the title says latency")
 {
     const MeshReport r = heat_report(3);
-    const std::string svg = qps::fmt_out::mesh_svg(r, Metric::lat);
+    const std::string svg = qps::formatters::mesh_svg(r, Metric::lat);
     CHECK(count_of(svg, "class=\"cell\"") == 9);
     CHECK(svg.find("latency p50 one-way, us") != std::string::npos);
     CHECK(count_of(svg, "&lt;-&gt;") == 6);  // every off-diagonal cell's tooltip
@@ -65,7 +65,7 @@ TEST_CASE("heat map of latency: 3 ranks, symmetric cells, the title says latency
 TEST_CASE("heat map of 300 ranks: small cells, no labels, a reasonable size")
 {
     const MeshReport r = heat_report(300);
-    const std::string svg = qps::fmt_out::mesh_svg(r, Metric::bw);
+    const std::string svg = qps::formatters::mesh_svg(r, Metric::bw);
     CHECK(count_of(svg, "class=\"cell\"") == 90000);
     CHECK(count_of(svg, "class=\"row-label\"") == 0);
     CHECK(svg.size() < 20'000'000);

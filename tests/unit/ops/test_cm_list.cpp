@@ -1,4 +1,4 @@
-// `cm list`'s core job on a dump (cm::cm_list_report): the filters, an
+// `cm list`'s core job on a dump (ops::cm_list_report): the filters, an
 // unknown device or phase as a usage error naming what is valid, and the
 // host's total beside what was kept.
 #include <doctest/doctest.h>
@@ -36,7 +36,7 @@ kernel::CmIdDump sample_cm_dump()
 
 TEST_CASE("cm list: no filter keeps every ID in the kernel's order")
 {
-    const auto r = cm::cm_list_report(sample_cm_dump(), {});
+    const auto r = ops::cm_list_report(sample_cm_dump(), {});
     CHECK(r.ids.size() == 5);
     CHECK(r.host_total == 5);
     CHECK_FALSE(r.filtered);
@@ -47,52 +47,52 @@ TEST_CASE("cm list: no filter keeps every ID in the kernel's order")
 
 TEST_CASE("cm list: -d, --state and --pid keep what they name, together too")
 {
-    cm::CmListFilter f;
+    ops::CmListFilter f;
     f.device = "rxe0";
-    auto r = cm::cm_list_report(sample_cm_dump(), f);
+    auto r = ops::cm_list_report(sample_cm_dump(), f);
     CHECK(r.ids.size() == 3);
     CHECK(r.host_total == 5);
     CHECK(r.filtered);
 
     f.phase = "connected";
-    r = cm::cm_list_report(sample_cm_dump(), f);
+    r = ops::cm_list_report(sample_cm_dump(), f);
     CHECK(r.ids.size() == 2);
 
     f.pid = 200;
-    r = cm::cm_list_report(sample_cm_dump(), f);
+    r = ops::cm_list_report(sample_cm_dump(), f);
     REQUIRE(r.ids.size() == 1);
     CHECK(r.ids[0].pid == 200u);
 
-    cm::CmListFilter listening;
+    ops::CmListFilter listening;
     listening.phase = "listening";
-    r = cm::cm_list_report(sample_cm_dump(), listening);
+    r = ops::cm_list_report(sample_cm_dump(), listening);
     CHECK(r.ids.size() == 2);
 
-    cm::CmListFilter closing;
+    ops::CmListFilter closing;
     closing.phase = "closing";
     closing.pid = 100;  // none of pid 100's is closing: an empty list, not an error
-    r = cm::cm_list_report(sample_cm_dump(), closing);
+    r = ops::cm_list_report(sample_cm_dump(), closing);
     CHECK(r.ids.empty());
     CHECK(r.host_total == 5);
 }
 
 TEST_CASE("cm list: an unknown device or phase is a usage error naming what is valid")
 {
-    cm::CmListFilter f;
+    ops::CmListFilter f;
     f.device = "rxe9";
-    const std::string msg = test::thrown<UsageError>([&] { cm::cm_list_report(sample_cm_dump(), f); });
+    const std::string msg = test::thrown<UsageError>([&] { ops::cm_list_report(sample_cm_dump(), f); });
     CHECK(test::contains(msg, "unknown device 'rxe9'"));
     CHECK(test::contains(msg, "did you mean 'rxe0'?"));
     CHECK(test::contains(msg, "rxe0, mlx5_0"));
 
-    cm::CmListFilter p;
+    ops::CmListFilter p;
     p.phase = "established";
-    const std::string pm = test::thrown<UsageError>([&] { cm::cm_list_report(sample_cm_dump(), p); });
+    const std::string pm = test::thrown<UsageError>([&] { ops::cm_list_report(sample_cm_dump(), p); });
     CHECK(test::contains(pm, "'established'"));
     CHECK(test::contains(pm, "listening, connecting, connected, closing, bound, idle"));
 
     // A host without IDs (or devices): an empty report.
-    const auto none = cm::cm_list_report(kernel::CmIdDump{}, {});
+    const auto none = ops::cm_list_report(kernel::CmIdDump{}, {});
     CHECK(none.ids.empty());
     CHECK(none.host_total == 0);
 }

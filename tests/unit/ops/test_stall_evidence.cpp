@@ -5,7 +5,7 @@
 #include "src/ops/stall_evidence.hpp"
 
 using namespace qps;
-using namespace qps::perf;
+using namespace qps::ops;
 using qps::kernel::LinkState;
 using qps::kernel::PacketCounts;
 

@@ -120,7 +120,7 @@ TEST_CASE("parse_state: a bad state names the flag, the value and every valid st
     }
 }
 
-TEST_CASE("parse_qp_type: rc, uc, ud in any case; anything else names --type")
+TEST_CASE("parse_qp_type: rc, uc, ud in any case; anything else names --transport")
 {
     CHECK(parse_qp_type("rc") == IBV_QPT_RC);
     CHECK(parse_qp_type("RC") == IBV_QPT_RC);
@@ -131,10 +131,10 @@ TEST_CASE("parse_qp_type: rc, uc, ud in any case; anything else names --type")
     CHECK(parse_qp_type("rc") == 2);
     CHECK(parse_qp_type("uc") == 3);
     CHECK(parse_qp_type("ud") == 4);
-    CHECK(thrown<UsageError>([] { parse_qp_type("xrc"); }) == "--type 'xrc': valid types are rc, uc, ud");
-    CHECK(thrown<UsageError>([] { parse_qp_type(""); }) == "--type '': valid types are rc, uc, ud");
+    CHECK(thrown<UsageError>([] { parse_qp_type("xrc"); }) == "--transport 'xrc': valid types are rc, uc, ud");
+    CHECK(thrown<UsageError>([] { parse_qp_type(""); }) == "--transport '': valid types are rc, uc, ud");
     CHECK(thrown<UsageError>([] { parse_qp_type("raw_packet"); }) ==
-          "--type 'raw_packet': valid types are rc, uc, ud");
+          "--transport 'raw_packet': valid types are rc, uc, ud");
 }
 
 // ------------------------------------------------------------------ parse_modify_flags
@@ -298,7 +298,7 @@ TEST_CASE("parse_modify_flags: --mtu in bytes becomes ibv_mtu")
     }
 }
 
-TEST_CASE("parse_modify_flags: --timeout as a duration or a code")
+TEST_CASE("parse_modify_flags: --qp-timeout as a duration or a code")
 {
     ModifyFlags f;
     f.timeout = "67ms";
@@ -438,8 +438,8 @@ TEST_CASE("parse_modify_flags: range errors name the flag, the value and the ran
         {&ModifyFlags::rnr_retry, "8", "--rnr-retry '8': expected a whole number in 0..7 (decimal or 0x hex)"},
         {&ModifyFlags::flow_label, "0x100000",
          "--flow-label '0x100000': expected a whole number in 0..1048575 (decimal or 0x hex)"},
-        {&ModifyFlags::port, "0", "--port '0': expected a whole number in 1..255 (decimal or 0x hex)"},
-        {&ModifyFlags::port, "256", "--port '256': expected a whole number in 1..255 (decimal or 0x hex)"},
+        {&ModifyFlags::port, "0", "--ib-port '0': expected a whole number in 1..255 (decimal or 0x hex)"},
+        {&ModifyFlags::port, "256", "--ib-port '256': expected a whole number in 1..255 (decimal or 0x hex)"},
         {&ModifyFlags::pkey_index, "65536",
          "--pkey-index '65536': expected a whole number in 0..65535 (decimal or 0x hex)"},
         {&ModifyFlags::dest_qpn, "0x1000000",
@@ -454,11 +454,11 @@ TEST_CASE("parse_modify_flags: range errors name the flag, the value and the ran
          "--max-dest-rd-atomic '256': expected a whole number in 0..255 (decimal or 0x hex)"},
         {&ModifyFlags::dlid, "65536", "--dlid '65536': expected a whole number in 0..65535 (decimal or 0x hex)"},
         {&ModifyFlags::sgid_index, "256",
-         "--sgid-index '256': expected a whole number in 0..255 (decimal or 0x hex)"},
+         "--gid-index '256': expected a whole number in 0..255 (decimal or 0x hex)"},
         {&ModifyFlags::hop_limit, "256",
          "--hop-limit '256': expected a whole number in 0..255 (decimal or 0x hex)"},
         {&ModifyFlags::traffic_class, "0x100",
-         "--traffic-class '0x100': expected a whole number in 0..255 (decimal or 0x hex)"},
+         "--tclass '0x100': expected a whole number in 0..255 (decimal or 0x hex)"},
         {&ModifyFlags::static_rate, "256",
          "--static-rate '256': expected a whole number in 0..255 (decimal or 0x hex)"},
         {&ModifyFlags::sl, "five", "--sl 'five': expected a whole number in 0..15 (decimal or 0x hex)"},

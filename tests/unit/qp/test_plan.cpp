@@ -323,21 +323,21 @@ TEST_CASE("mask_of: the IBV_QP_* bits of the attributes present")
 TEST_CASE("qp create: --pair and --to rtr/rts connect (checked for the transport first); one QP does not")
 {
     // The target as the command takes it from --to and --pair.
-    CHECK(create_target("", true) == IBV_QPS_RTS);
-    CHECK(create_target("", false) == IBV_QPS_RESET);
-    CHECK(create_target("init", true) == IBV_QPS_INIT);
-    CHECK(create_target("rtr", false) == IBV_QPS_RTR);
+    CHECK(qps::ops::create_target("", true) == IBV_QPS_RTS);
+    CHECK(qps::ops::create_target("", false) == IBV_QPS_RESET);
+    CHECK(qps::ops::create_target("init", true) == IBV_QPS_INIT);
+    CHECK(qps::ops::create_target("rtr", false) == IBV_QPS_RTR);
 
     const auto spec_for = [](const std::string& to, bool pair) {
-        CreateSpec s;
-        s.target = create_target(to, pair);
+        qps::ops::CreateSpec s;
+        s.target = qps::ops::create_target(to, pair);
         s.pair = pair;
         return s;
     };
-    CHECK(connects(spec_for("", true)));       // qp create --pair: refused on iWARP
-    CHECK(connects(spec_for("rts", false)));
-    CHECK(connects(spec_for("rtr", false)));
-    CHECK_FALSE(connects(spec_for("", false)));  // qp create: one QP in RESET, works on iWARP
-    CHECK_FALSE(connects(spec_for("init", false)));
-    CHECK_FALSE(connects(spec_for("init", true)));  // two QPs in INIT: nothing is connected
+    CHECK(qps::ops::connects(spec_for("", true)));       // qp create --pair: refused on iWARP
+    CHECK(qps::ops::connects(spec_for("rts", false)));
+    CHECK(qps::ops::connects(spec_for("rtr", false)));
+    CHECK_FALSE(qps::ops::connects(spec_for("", false)));  // qp create: one QP in RESET, works on iWARP
+    CHECK_FALSE(qps::ops::connects(spec_for("init", false)));
+    CHECK_FALSE(qps::ops::connects(spec_for("init", true)));  // two QPs in INIT: nothing is connected
 }

@@ -207,10 +207,10 @@ TEST_CASE("atomic_post_problem: RC only, the type named")
 {
     AtomicPostFacts f = fine();
     f.type = IBV_QPT_UD;
-    CHECK(atomic_post_problem(f) == "--op fadd: QP 0x12 is UD; atomics run on RC QPs only (qp create -t rc)");
+    CHECK(atomic_post_problem(f) == "--op fadd: QP 0x12 is UD; atomics run on RC QPs only (qp create --transport rc)");
     f.type = IBV_QPT_UC;
     f.op = PostOp::cas;
-    CHECK(atomic_post_problem(f) == "--op cas: QP 0x12 is UC; atomics run on RC QPs only (qp create -t rc)");
+    CHECK(atomic_post_problem(f) == "--op cas: QP 0x12 is UC; atomics run on RC QPs only (qp create --transport rc)");
 }
 
 TEST_CASE("atomic_post_problem: a device without atomics is named with its atomic_cap")

@@ -12,6 +12,7 @@
 #include "src/report/bandwidth.hpp"
 
 using namespace qps::perf;
+using namespace qps::ops;  // BwOptions
 
 TEST_CASE("windows: a steady rate gives peak = min = average")
 {

@@ -1,4 +1,4 @@
-#include "mesh/rank_setup.hpp"
+#include "mpi/rank_setup.hpp"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -15,7 +15,7 @@
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/link_resources.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 namespace {
 
@@ -29,10 +29,10 @@ std::string host_name()
 
 }  // namespace
 
-RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error,
+mesh::RankInfo local_setup(const mesh::MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error,
                      verbs::SharedDevice& opened)
 {
-    RankInfo info;
+    mesh::RankInfo info;
     info.rank = rank;
     info.host = host_name();
     info.port = o.port;
@@ -103,4 +103,4 @@ RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, c
     return info;
 }
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

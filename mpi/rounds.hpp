@@ -8,23 +8,23 @@
 #include <optional>
 #include <vector>
 
-#include "mesh/collector.hpp"
+#include "mpi/collector.hpp"
 #include "src/mesh/options.hpp"
 #include "src/mesh/plan.hpp"
 #include "src/mesh/report.hpp"
 #include "src/perf/clock.hpp"
 #include "src/verbs/discovery.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 using Clock = std::chrono::steady_clock;
 
 // What every rank knows once the run has started.
 struct Run {
     int rank = 0, size = 0;
-    MeshOptions options;
-    std::vector<RankInfo> ranks;
-    Schedule sched;
+    mesh::MeshOptions options;
+    std::vector<mesh::RankInfo> ranks;
+    mesh::Schedule sched;
     Clock::duration timeout{};
     perf::Clock clock = perf::Clock::system();
     verbs::SharedDevice device;  // this rank's, opened once by local_setup
@@ -34,4 +34,4 @@ struct Run {
 // the rank leaves without it when the run ends early). `collector`: rank 0's.
 int run_rounds(const Run& run, std::optional<Collector>& collector, bool show_progress);
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

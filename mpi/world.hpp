@@ -12,7 +12,7 @@
 #include "src/exit_code.hpp"
 #include "src/mesh/report.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 // A rank lost is a peer lost: qpscope's timeout code (src/exit_code.hpp).
 inline constexpr int exit_lost = exit_timeout;
@@ -37,7 +37,7 @@ int broadcast_int(int value, StartLimit limit, const char* what);
 // Rank 0's `text` on every rank.
 std::string broadcast(const std::string& text, StartLimit limit);
 // Every rank's record, in rank order.
-std::vector<RankInfo> gather_ranks(const RankInfo& mine, int n, StartLimit limit);
+std::vector<mesh::RankInfo> gather_ranks(const mesh::RankInfo& mine, int n, StartLimit limit);
 // Every rank got here.
 void barrier(StartLimit limit, const char* what);
 
@@ -49,4 +49,4 @@ void barrier(StartLimit limit, const char* what);
 // seconds the rank leaves with the same code. Returns `code`.
 int finalize(int code);
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

@@ -20,7 +20,7 @@
 #include "src/ops/holder_protocol.hpp"
 #include "unit/util.hpp"
 
-using namespace qps::qp;
+using namespace qps::ops;
 using qps::Json;
 using namespace std::chrono_literals;
 using qps::OperationError;

@@ -1,11 +1,11 @@
-#include "mesh/link.hpp"
+#include "mpi/link.hpp"
 
 #include <mpi.h>
 #include <time.h>
 
 #include "src/net/interrupt.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 int tag(std::uint32_t round, Channel channel)
 {
@@ -13,7 +13,7 @@ int tag(std::uint32_t round, Channel channel)
     return static_cast<int>((round % 10000) * 3 + static_cast<std::uint32_t>(channel));
 }
 
-bool send_to(int rank, int tag, const std::string& message, Deadline deadline)
+bool send_to(int rank, int tag, const std::string& message, ops::Deadline deadline)
 {
     // Small messages go eagerly: the send completes once the data is handed
     // over. An error (the peer's connection died) is left for the receive
@@ -41,7 +41,7 @@ bool send_to(int rank, int tag, const std::string& message, Deadline deadline)
     }
 }
 
-std::optional<std::string> receive_from(int rank, int tag, Deadline deadline)
+std::optional<std::string> receive_from(int rank, int tag, ops::Deadline deadline)
 {
     const timespec pause{0, 100'000};  // 0.1 ms: waits cost the tests no CPU
     for (;;) {
@@ -61,4 +61,4 @@ std::optional<std::string> receive_from(int rank, int tag, Deadline deadline)
     }
 }
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

@@ -1,4 +1,4 @@
-#include "mesh/world.hpp"
+#include "mpi/world.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -13,7 +13,7 @@
 #include "src/net/interrupt.hpp"
 #include "src/util/json_text.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 namespace {
 
@@ -78,19 +78,19 @@ int node_local_rank()
     return r;
 }
 
-std::vector<RankInfo> gather_ranks(const RankInfo& mine, int n, StartLimit limit)
+std::vector<mesh::RankInfo> gather_ranks(const mesh::RankInfo& mine, int n, StartLimit limit)
 {
-    std::string record = util::json_text(to_json(mine));
+    std::string record = util::json_text(mesh::to_json(mine));
     record.resize(rank_record_bytes, '\0');
     std::string all(rank_record_bytes * static_cast<std::size_t>(n), '\0');
     MPI_Request request = MPI_REQUEST_NULL;
     MPI_Iallgather(record.data(), static_cast<int>(rank_record_bytes), MPI_CHAR, all.data(),
                    static_cast<int>(rank_record_bytes), MPI_CHAR, MPI_COMM_WORLD, &request);
     complete(request, limit, "the exchange of the ranks' set-up records");
-    std::vector<RankInfo> ranks;
+    std::vector<mesh::RankInfo> ranks;
     for (int i = 0; i < n; ++i) {
         const char* start = all.data() + rank_record_bytes * static_cast<std::size_t>(i);
-        ranks.push_back(rank_info_from_json(Json::parse(std::string(start, ::strnlen(start, rank_record_bytes)))));
+        ranks.push_back(mesh::rank_info_from_json(Json::parse(std::string(start, ::strnlen(start, rank_record_bytes)))));
     }
     return ranks;
 }
@@ -142,4 +142,4 @@ int finalize(int code)
     return code;
 }
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

@@ -1,4 +1,4 @@
-#include "mesh/collector.hpp"
+#include "mpi/collector.hpp"
 
 #include <cstdio>
 #include <fmt/format.h>
@@ -7,11 +7,11 @@
 
 #include "formatters/mesh.hpp"
 #include "formatters/mesh_svg.hpp"
-#include "mesh/world.hpp"
+#include "mpi/world.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/util/json_text.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 namespace {
 
@@ -36,40 +36,40 @@ void write_file(const std::string& path, const std::string& text)
 
 }  // namespace
 
-Collector::Collector(MeshOptions o, MeshReport r) : options_(std::move(o)), report_(std::move(r))
+Collector::Collector(mesh::MeshOptions o, mesh::MeshReport r) : options_(std::move(o)), report_(std::move(r))
 {
     for (std::size_t round = 0; round < report_.schedule.rounds.size(); ++round)
-        for (const Pair& p : report_.schedule.rounds[round]) {
+        for (const mesh::Pair& p : report_.schedule.rounds[round]) {
             index_[{p.a, p.b}] = report_.results.size();
-            PairResult pr;
+            mesh::PairResult pr;
             pr.pair = p;
             pr.round = static_cast<std::uint32_t>(round);
             report_.results.push_back(pr);
         }
 }
 
-void Collector::add(const PairResult& side)
+void Collector::add(const mesh::PairResult& side)
 {
     const auto it = index_.find({side.pair.a, side.pair.b});
     if (it == index_.end())
         return;
-    PairResult& base = report_.results[it->second];
-    if (base.status == PairStatus::not_run)
+    mesh::PairResult& base = report_.results[it->second];
+    if (base.status == mesh::PairStatus::not_run)
         base = side;
     else
-        merge_sides(base, side);
+        mesh::merge_sides(base, side);
 }
 
 void Collector::lost(std::uint32_t round, std::uint32_t rank, const std::string& why)
 {
     for (auto& p : report_.results)
-        if (p.round == round && (p.pair.a == rank || p.pair.b == rank) && p.status != PairStatus::failed) {
-            p.status = PairStatus::failed;
+        if (p.round == round && (p.pair.a == rank || p.pair.b == rank) && p.status != mesh::PairStatus::failed) {
+            p.status = mesh::PairStatus::failed;
             p.cause = why;
         }
 }
 
-void Collector::round_done(const RoundTiming& t)
+void Collector::round_done(const mesh::RoundTiming& t)
 {
     report_.timings.push_back(t);
     report_.rounds_done = static_cast<std::uint32_t>(report_.timings.size());
@@ -86,14 +86,14 @@ void Collector::stop(const std::string& why)
 int Collector::finish()
 {
     report_.complete = report_.stopped.empty() && report_.rounds_done == report_.schedule.rounds.size();
-    const Analysis a = analyse(report_, options_.threshold, options_.expect);
+    const mesh::Analysis a = mesh::analyse(report_, options_.threshold, options_.expect);
     write_output();
     if (!options_.svg_path.empty())
-        write_file(options_.svg_path, fmt_out::mesh_svg(report_, svg_metric_of(options_)));
+        write_file(options_.svg_path, formatters::mesh_svg(report_, mesh::svg_metric_of(options_)));
     if (options_.json)
-        std::cout << util::json_text(fmt_out::mesh_json(report_, a, options_), 2) << '\n';
+        std::cout << util::json_text(formatters::mesh_json(report_, a, options_), 2) << '\n';
     else
-        std::cout << fmt_out::mesh_text(report_, a, options_);
+        std::cout << formatters::mesh_text(report_, a, options_);
     std::cout.flush();
     if (!report_.stopped.empty())
         return net::interrupt_pending() ? exit_interrupted : exit_lost;
@@ -105,8 +105,8 @@ void Collector::write_output()
     if (options_.output_path.empty())
         return;
     last_write_ = Clock::now();
-    const Analysis a = analyse(report_, options_.threshold, options_.expect);
-    write_file(options_.output_path, util::json_text(fmt_out::mesh_json(report_, a, options_), 2) + "\n");
+    const mesh::Analysis a = mesh::analyse(report_, options_.threshold, options_.expect);
+    write_file(options_.output_path, util::json_text(formatters::mesh_json(report_, a, options_), 2) + "\n");
 }
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

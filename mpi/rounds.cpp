@@ -1,4 +1,4 @@
-#include "mesh/rounds.hpp"
+#include "mpi/rounds.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,14 +6,14 @@
 #include <fmt/ranges.h>
 #include <iostream>
 
-#include "mesh/link.hpp"
-#include "mesh/world.hpp"
+#include "mpi/link.hpp"
+#include "mpi/world.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/ops/mesh_pair.hpp"
 #include "src/util/json_text.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 namespace {
 
@@ -33,13 +33,13 @@ void progress(bool show, std::size_t round, std::size_t rounds)
 }
 
 // This rank's part of round `round`: its pair's tests, or nothing (it sits out).
-std::optional<PairResult> run_my_pair(const Run& run, std::size_t round, Clock::time_point round_start)
+std::optional<mesh::PairResult> run_my_pair(const Run& run, std::size_t round, Clock::time_point round_start)
 {
-    const Pair* pair = run.sched.pair_of(round, static_cast<std::uint32_t>(run.rank));
+    const mesh::Pair* pair = run.sched.pair_of(round, static_cast<std::uint32_t>(run.rank));
     if (!pair)
         return std::nullopt;
     const std::uint32_t partner = pair->a == static_cast<std::uint32_t>(run.rank) ? pair->b : pair->a;
-    PairContext ctx;
+    ops::PairContext ctx;
     ctx.pair = *pair;
     ctx.me = static_cast<std::uint32_t>(run.rank);
     ctx.round = static_cast<std::uint32_t>(round);
@@ -49,7 +49,7 @@ std::optional<PairResult> run_my_pair(const Run& run, std::size_t round, Clock::
     ctx.deadline = round_start + run.timeout;
     ctx.device = run.device;
     Link link(static_cast<int>(partner), tag(static_cast<std::uint32_t>(round), Channel::pair), ctx.deadline);
-    return run_pair(ctx, link, run.clock);
+    return ops::run_pair(ctx, link, run.clock);
 }
 
 // A rank other than 0 after its round: its record to rank 0, then rank 0's
@@ -59,11 +59,11 @@ std::optional<PairResult> run_my_pair(const Run& run, std::size_t round, Clock::
 // leaves without MPI_Finalize: rank 0 died or hung, and nothing of MPI's
 // may wait for it.
 std::optional<int> report_and_wait(const Run& run, std::size_t round, Clock::time_point round_start,
-                                   const std::optional<PairResult>& result)
+                                   const std::optional<mesh::PairResult>& result)
 {
     const auto deadline = round_start + run.timeout + report_grace + control_grace;
     send_to(0, tag(static_cast<std::uint32_t>(round), Channel::result),
-            result ? util::json_text(to_json(*result)) : "null", deadline);
+            result ? util::json_text(mesh::to_json(*result)) : "null", deadline);
     const auto word = receive_from(0, tag(static_cast<std::uint32_t>(round), Channel::control), deadline);
     if (!word) {
         if (net::interrupt_pending()) {
@@ -92,7 +92,7 @@ std::optional<int> report_and_wait(const Run& run, std::size_t round, Clock::tim
 // slowest rank's whole round: the word to go on, QP set-up and endpoint
 // exchange, the tests, its record; `since` moves on to now.
 std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t round, Clock::time_point round_start,
-                               Clock::time_point& since, const std::optional<PairResult>& own)
+                               Clock::time_point& since, const std::optional<mesh::PairResult>& own)
 {
     const int result_tag = tag(static_cast<std::uint32_t>(round), Channel::result);
     double test_s = own ? own->seconds : 0;
@@ -109,7 +109,7 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
         if (j.is_discarded() || j.is_null())
             continue;
         try {
-            const PairResult side = pair_result_from_json(j);
+            const mesh::PairResult side = mesh::pair_result_from_json(j);
             test_s = std::max(test_s, side.seconds);
             collector.add(side);
         } catch (const std::exception& e) {
@@ -117,7 +117,7 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
                                      util::escape_text(e.what()));
         }
     }
-    RoundTiming timing;
+    mesh::RoundTiming timing;
     const auto now = Clock::now();
     timing.wall_s = std::chrono::duration<double>(now - since).count();
     since = now;
@@ -134,9 +134,9 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
     if (!net::interrupt_pending()) {
         std::vector<std::string> names;
         for (int l : lost) {
-            const RankInfo& r = run.ranks[static_cast<std::size_t>(l)];
-            names.push_back(rank_name(r));
-            collector.lost(static_cast<std::uint32_t>(round), r.rank, fmt::format("{} was lost", rank_name(r)));
+            const mesh::RankInfo& r = run.ranks[static_cast<std::size_t>(l)];
+            names.push_back(ops::rank_name(r));
+            collector.lost(static_cast<std::uint32_t>(round), r.rank, fmt::format("{} was lost", ops::rank_name(r)));
         }
         why = fmt::format("{} did not report round {} within the per-pair timeout ({:g} s) plus {} s: died or hung",
                           fmt::join(names, ", "), round + 1, run.options.tests.timeout_s, report_grace.count());
@@ -159,7 +159,7 @@ std::vector<int> collect_round(const Run& run, Collector& collector, std::size_t
 // last round (MPI finalized), nullopt to go on; a lost rank or an
 // interrupt ends the run here (stop_run).
 std::optional<int> close_round(const Run& run, Collector& collector, std::size_t round, Clock::time_point round_start,
-                               Clock::time_point& since, const std::optional<PairResult>& own, bool show_progress)
+                               Clock::time_point& since, const std::optional<mesh::PairResult>& own, bool show_progress)
 {
     const std::vector<int> lost = collect_round(run, collector, round, round_start, since, own);
     if (!lost.empty() || net::interrupt_pending())
@@ -184,7 +184,7 @@ int run_rounds(const Run& run, std::optional<Collector>& collector, bool show_pr
     for (std::size_t round = 0; round < rounds; ++round) {
         const auto round_start = Clock::now();
         progress(show_progress, round, rounds);
-        const std::optional<PairResult> result = run_my_pair(run, round, round_start);
+        const std::optional<mesh::PairResult> result = run_my_pair(run, round, round_start);
         if (run.rank != 0) {
             if (const auto code = report_and_wait(run, round, round_start, result))
                 return *code;
@@ -196,4 +196,4 @@ int run_rounds(const Run& run, std::optional<Collector>& collector, bool show_pr
     return finalize(0);  // no round: cannot happen with 2 or more ranks
 }
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

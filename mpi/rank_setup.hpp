@@ -9,14 +9,14 @@
 #include "src/mesh/report.hpp"
 #include "src/verbs/discovery.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 // This rank's device, port and GID, checked the way ping-pong checks them
 // (src/health/preflight), before any pair: a local fault is named as this
 // rank's, never as its partners' silence.
 // `parse_error`: this rank's command line was refused (its set-up error).
 // `opened`: the device, opened once here, for the probe and every pair.
-RankInfo local_setup(const MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error,
+mesh::RankInfo local_setup(const mesh::MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error,
                      verbs::SharedDevice& opened);
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

@@ -12,8 +12,8 @@
 // launcher kills leaves what was measured.
 #pragma once
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 int run(int argc, char** argv);
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

@@ -12,20 +12,20 @@
 #include "src/mesh/options.hpp"
 #include "src/mesh/report.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 class Collector {
 public:
     // Every pair of the schedule, not run until its records come.
-    Collector(MeshOptions o, MeshReport r);
+    Collector(mesh::MeshOptions o, mesh::MeshReport r);
 
     // One side's record of its pair.
-    void add(const PairResult& side);
+    void add(const mesh::PairResult& side);
     // A pair whose rank was lost: failed with the loss as its cause.
     void lost(std::uint32_t round, std::uint32_t rank, const std::string& why);
     // The file after a round: at once for the first, then at most every
     // few seconds (all pairs of 2,048 ranks are 2 million records a write).
-    void round_done(const RoundTiming& t);
+    void round_done(const mesh::RoundTiming& t);
     void stop(const std::string& why);
     // The report on stdout (and the files); returns the exit code.
     int finish();
@@ -33,10 +33,10 @@ public:
 private:
     void write_output();
 
-    MeshOptions options_;
-    MeshReport report_;
+    mesh::MeshOptions options_;
+    mesh::MeshReport report_;
     std::map<std::pair<std::uint32_t, std::uint32_t>, std::size_t> index_;
     std::chrono::steady_clock::time_point last_write_{};
 };
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

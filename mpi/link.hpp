@@ -9,7 +9,7 @@
 
 #include "src/ops/mesh_pair.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 // Tags: one per round and purpose, so a late message of one round never
 // matches a wait of another.
@@ -19,19 +19,19 @@ int tag(std::uint32_t round, Channel channel);
 // Sends without blocking past `deadline` (a peer that died may never take
 // the message): false if the send failed or was still pending then (the
 // message is then left to MPI, never freed under it).
-bool send_to(int rank, int tag, const std::string& message, Deadline deadline);
+bool send_to(int rank, int tag, const std::string& message, ops::Deadline deadline);
 // The next message from `rank` with `tag`, or nullopt at the deadline or on an interrupt.
-std::optional<std::string> receive_from(int rank, int tag, Deadline deadline);
+std::optional<std::string> receive_from(int rank, int tag, ops::Deadline deadline);
 
-class Link final : public PairLink {
+class Link final : public ops::PairLink {
 public:
-    Link(int partner, int tag, Deadline deadline) : partner_(partner), tag_(tag), deadline_(deadline) {}
+    Link(int partner, int tag, ops::Deadline deadline) : partner_(partner), tag_(tag), deadline_(deadline) {}
     void send(const std::string& message) override { send_to(partner_, tag_, message, deadline_); }
-    std::optional<std::string> receive(Deadline deadline) override { return receive_from(partner_, tag_, deadline); }
+    std::optional<std::string> receive(ops::Deadline deadline) override { return receive_from(partner_, tag_, deadline); }
 
 private:
     int partner_, tag_;
-    Deadline deadline_;
+    ops::Deadline deadline_;
 };
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

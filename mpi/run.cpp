@@ -1,4 +1,4 @@
-#include "mesh/run.hpp"
+#include "mpi/run.hpp"
 
 #include <CLI/CLI.hpp>
 #include <cstdlib>
@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "commands/mesh_flags.hpp"
-#include "mesh/collector.hpp"
-#include "mesh/rank_setup.hpp"
-#include "mesh/rounds.hpp"
-#include "mesh/world.hpp"
+#include "mpi/collector.hpp"
+#include "mpi/rank_setup.hpp"
+#include "mpi/rounds.hpp"
+#include "mpi/world.hpp"
 #include "src/config.hpp"
 #include "src/error.hpp"
 #include "src/exit_code.hpp"
@@ -20,13 +20,13 @@
 #include "src/util/json_text.hpp"
 #include "src/util/outside_bytes.hpp"
 
-namespace qps::mesh::mpi {
+namespace qps::mpi {
 
 namespace {
 
 // What the command line sets.
 struct CommandLine {
-    cli::MeshFlags flags;
+    commands::MeshFlags flags;
     bool json = false, quiet = false;
 };
 
@@ -34,7 +34,7 @@ void add_options(CLI::App& app, CommandLine& cl)
 {
     app.footer("Exit codes: 0 every pair passed, 1 a pair failed or missed --expect, 2 bad usage, 3 a rank was lost "
                "(died or hung; for the others, rank 0), 4 interrupted (SIGINT, SIGTERM).\nSee qpscope-mesh(1); `qpscope mesh --ranks N` shows the plan and its cost.");
-    cli::add_mesh_options(&app, cl.flags);
+    commands::add_mesh_options(&app, cl.flags);
     app.add_flag("--json", cl.json, "Print the report as one JSON document (rank 0)");
     app.add_flag("-q,--quiet", cl.quiet, "No progress line on stderr");
     app.set_version_flag("-V,--version", fmt::format("qpscope-mesh {}", QPSCOPE_VERSION));
@@ -44,11 +44,11 @@ void add_options(CLI::App& app, CommandLine& cl)
 // --version; a refused command line's error goes into `parse_error`, said
 // once MPI runs (rank 0's ends the run).
 std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, const CommandLine& cl,
-                                      MeshOptions& options, std::string& parse_error)
+                                      mesh::MeshOptions& options, std::string& parse_error)
 {
     try {
         app.parse(argc, argv);
-        options = cli::to_mesh_options(cl.flags);
+        options = commands::to_mesh_options(cl.flags);
         options.json = cl.json;
         options.quiet = cl.quiet;
     } catch (const CLI::CallForHelp& e) {
@@ -104,33 +104,33 @@ std::optional<int> refuse_start(const Run& run, const std::string& parse_error)
 }
 
 // Rank 0's tests and pairs, taken by every rank.
-PairSpec agree_on_plan(Run& run)
+mesh::PairSpec agree_on_plan(Run& run)
 {
-    const Json plan = Json::parse(broadcast(run.rank == 0 ? util::json_text(Json{{"tests", to_json(run.options.tests)},
-                                                                                  {"pairs", pairs_name(run.options.pairs)},
+    const Json plan = Json::parse(broadcast(run.rank == 0 ? util::json_text(Json{{"tests", mesh::to_json(run.options.tests)},
+                                                                                  {"pairs", mesh::pairs_name(run.options.pairs)},
                                                                                   {"seed", run.options.pairs.seed}})
                                                           : std::string(),
                                             start_limit(run)));
-    run.options.tests = test_spec_from_json(plan.at("tests"));
-    PairSpec pair_spec = parse_pairs(plan.at("pairs").get<std::string>());
+    run.options.tests = mesh::test_spec_from_json(plan.at("tests"));
+    mesh::PairSpec pair_spec = mesh::parse_pairs(plan.at("pairs").get<std::string>());
     pair_spec.seed = plan.at("seed").get<std::uint64_t>();
     return pair_spec;
 }
 
 // This rank checked, every rank's record, the schedule and the timeout;
 // on rank 0 the collector with the report's frame.
-std::optional<Collector> prepare_rounds(Run& run, const PairSpec& pair_spec, const std::string& parse_error)
+std::optional<Collector> prepare_rounds(Run& run, const mesh::PairSpec& pair_spec, const std::string& parse_error)
 {
-    const RankInfo mine = local_setup(run.options, static_cast<std::uint32_t>(run.rank), node_local_rank(), parse_error,
+    const mesh::RankInfo mine = local_setup(run.options, static_cast<std::uint32_t>(run.rank), node_local_rank(), parse_error,
                                         run.device);
     run.ranks = gather_ranks(mine, run.size, start_limit(run));
-    run.sched = schedule(pair_spec, static_cast<std::uint32_t>(run.size));
+    run.sched = mesh::schedule(pair_spec, static_cast<std::uint32_t>(run.size));
     run.timeout =
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(run.options.tests.timeout_s));
 
     std::optional<Collector> collector;
     if (run.rank == 0) {
-        MeshReport r;
+        mesh::MeshReport r;
         r.tests = run.options.tests;
         r.pairs = pair_spec;
         r.ranks = run.ranks;
@@ -157,7 +157,7 @@ int run(int argc, char** argv)
     start_mpi(argc, argv, run);
     if (const auto code = refuse_start(run, parse_error))
         return *code;
-    const PairSpec pair_spec = agree_on_plan(run);
+    const mesh::PairSpec pair_spec = agree_on_plan(run);
     std::optional<Collector> collector = prepare_rounds(run, pair_spec, parse_error);
     const bool show_progress = run.rank == 0 && !run.options.quiet && ::isatty(STDERR_FILENO);
     barrier(start_limit(run), "the barrier before the first round");
@@ -165,4 +165,4 @@ int run(int argc, char** argv)
     return run_rounds(run, collector, show_progress);
 }
 
-}  // namespace qps::mesh::mpi
+}  // namespace qps::mpi

@@ -11,7 +11,7 @@ CommandSpec demo()
     const OptionSpec json{{"--json"}, "", "Print JSON", ValueKind::flag, {}};
     const OptionSpec color{
         {"--color"}, "", "Colour: auto, always, never", ValueKind::choice, {"auto", "always", "never"}};
-    CommandSpec run{"run", "Run it's [fast]: now", {}, {}, {}};
+    CommandSpec run{"run", "Run it's [fast]: now", {}, {}, {}, {}};
     run.options = {{{"-d", "--device"}, "", "Device [e.g. rxe0]", ValueKind::device, {}},
                    {{"-p", "--port"}, "", "Port", ValueKind::port, {}},
                    {{"--mode"}, "", "Mode", ValueKind::choice, {"fast", "slow"}},
@@ -19,8 +19,8 @@ CommandSpec demo()
                    json,
                    color};
     run.positionals = {{{}, "qpn", "QP number", ValueKind::qpn, {}}};
-    CommandSpec empty{"empty-one", "Nothing", {json, color}, {}, {}};
-    return {"qpscope", "", {json, color}, {}, {run, empty}};
+    CommandSpec empty{"empty-one", "Nothing", {json, color}, {}, {}, {}};
+    return {"qpscope", "", {json, color}, {}, {run, empty}, {}};
 }
 
 bool has(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }

@@ -161,19 +161,14 @@ const completion::OptionSpec* find_typed_option(const completion::CommandSpec& c
 {
     if (const completion::OptionSpec* o = completion::find_option(cmd, name))
         return o;
-    const auto slashed = [](const auto& names) { return fmt::format("{}", fmt::join(names, "/")); };
     for (const auto& o : cmd.old_spellings)
         if (std::find(o.names.begin(), o.names.end(), name) != o.names.end()) {
             if (notes != nullptr) {
-                std::vector<std::string> now;  // the description: the current names, "-i,--ib-port"
-                for (std::string_view rest = o.description; !rest.empty();) {
-                    const auto comma = rest.find(',');
-                    now.emplace_back(rest.substr(0, comma));
-                    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
-                }
+                std::string now = o.description;  // the current names, "-i,--ib-port"
+                std::replace(now.begin(), now.end(), ',', '/');
                 notes->push_back(fmt::format("qpscope {}: note: {} is now {} (one spelling for one thing across "
                                              "commands); the old one still works",
-                                             path, slashed(o.names), slashed(now)));
+                                             path, fmt::join(o.names, "/"), now));
             }
             return &o;
         }

@@ -42,11 +42,15 @@ _read_file() {
   printf -v "$1" '%s' "$_text"
 }
 
-ok()   { passed=$((passed + 1)); echo "   ok   $*"; }
+# LAB_CLOCK=1 in the environment: each ok and FAIL line ends with the
+# seconds since its case began ("[+12 s]"), to find where a case spends them.
+# (No subshell: a fork costs the emulated guest.)
+_clock=''
+ok()   { passed=$((passed + 1)); [ -n "${LAB_CLOCK:-}" ] && _clock=" [+$((SECONDS - _case_started)) s]"; echo "   ok   $*$_clock"; }
 # skip WHY: a check this host cannot make, counted and named in the summary.
 skip() { skipped=$((skipped + 1)); skipped_names+=("$current: $*"); echo "   skip $*"; }
 bad()  {
-  failed=$((failed + 1)); failed_names+=("$current: $*"); echo "   FAIL $current: $*"
+  failed=$((failed + 1)); failed_names+=("$current: $*"); [ -n "${LAB_CLOCK:-}" ] && _clock=" [+$((SECONDS - _case_started)) s]"; echo "   FAIL $current: $*$_clock"
   echo "        rc=${rc-}"; echo "        stdout: ${out:0:2000}" | head -20; echo "        stderr: ${err:0:2000}" | head -20
 }
 
@@ -138,6 +142,21 @@ no_qps_left() {
   qps=$(rdma resource show qp) || return 1
   grep -q "type GSI" <<<"$qps" || return 1
   ! grep -v "type GSI" <<<"$qps" | grep -q .
+}
+# listening PORT: something listens on TCP PORT (poll it with eventually
+# instead of sleeping while a server starts: an order of events).
+listening() {
+  local l
+  l=$(ss -Hltn "sport = :$1") && [ -n "$l" ]
+}
+# b_listening [PORT]: returns once host B (lab/qpscope-lab --hosts 2) has
+# a server listening on TCP PORT (18615, the exchange's), so a client
+# started next connects at once (under load B's server took over 7 s to
+# listen, past a 2 s sleep). 100 s bounds only a server that never listens.
+b_listening() {
+  local port=${1:-18615}
+  on-b timeout 100 sh -c "until ss -Hltn 'sport = :$port' | grep -q .; do sleep 0.1; done" ||
+    bad "B's server did not listen on TCP $port within 100 s"
 }
 # not_listening PORT: ss answers, and nothing listens on TCP PORT.
 not_listening() {

@@ -148,7 +148,7 @@ expect_true "not root: device.users says only this user's processes are visible"
 case_ "a perftest pair whose server is SIGKILLed: the survivor's QP is stuck, with its owner"
 timeout 90 ib_write_bw -d rxe0 -x 1 -D 60 >/dev/null 2>&1 &
 pt_server=$!
-sleep 2
+eventually 30 listening 18515 || bad "ib_write_bw's server did not listen on 18515 within 30 s"
 timeout 90 ib_write_bw -d rxe0 -x 1 -D 60 127.0.0.1 >/dev/null 2>&1 &
 pt_client=$!
 eventually 30 bash -c '[ "$(rdma resource show qp | grep -c ib_write_bw)" = 2 ]'

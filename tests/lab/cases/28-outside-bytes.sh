@@ -21,7 +21,7 @@ no_raw_bytes() { ! LC_ALL=C grep -q $'[\x1b\xff]' "$_scratch/out"; }
 case_ "outside bytes: a QP owner named qp\\xff\\e[2Jx, run by nobody, left with a stuck QP"
 timeout 90 ib_write_bw -d rxe0 -x 1 -D 60 -p 18720 >/dev/null 2>&1 &
 ob_server=$!
-sleep 2
+eventually 30 listening 18720 || bad "ib_write_bw's server did not listen on 18720 within 30 s"
 timeout 90 setpriv --reuid=65534 --regid=65534 --clear-groups -- "$ob_dir/$ob_name" -d rxe0 -x 1 -D 60 -p 18720 127.0.0.1 \
   >/dev/null 2>&1 &
 ob_client=$!

@@ -59,7 +59,7 @@ expect_out_has "ESTABLISHED"
 
 case_ "bw --cm --threads 2 -q 4 -D 10: 8 QPs connected by rdma_cm; rdma res show cm_id lists them while they run"
 cm_serve --json bw --cm --timeout 30
-sleep 1
+eventually 30 listening 18615 || bad "the server did not listen on 18615 within 30 s"
 "$q" --json bw --cm 192.0.2.1 --threads 2 -q 4 -D 10 -s 4096 --timeout 30 >"$cm_server_log.client" 2>&1 &
 cm_client=$!
 # While the sizes run: every ID of both processes, as the kernel lists them.
@@ -295,31 +295,39 @@ if ! command -v on-b >/dev/null; then
   return 0
 fi
 
+# b_capture: tcpdump on B's eth0 takes the next 40 RoCE packets into
+# /tmp/cm-dump; returns once it captures (it says "listening on"), not
+# after a sleep. b_captured: returns once it has them and has ended.
+b_capture() {
+  on-b sh -c "rm -f /tmp/cm-dump; timeout 25 tcpdump -Z root -i eth0 -n -v -c 40 udp port 4791 >/tmp/cm-dump 2>&1 &"
+  on-b timeout 30 sh -c 'until grep -q "listening on" /tmp/cm-dump 2>/dev/null; do sleep 0.1; done' ||
+    bad "tcpdump on B did not start capturing within 30 s"
+}
+b_captured() { on-b timeout 30 sh -c 'while pgrep -x tcpdump >/dev/null; do sleep 0.1; done'; }
+
 case_ "ping-pong --cm --tclass 104 across the wire: rdma_cm's TOS option puts DSCP 26 on the RoCE packets B receives"
-on-b sh -c "timeout 25 tcpdump -Z root -i eth0 -n -v -c 40 udp port 4791 >/tmp/cm-dump 2>&1 &"
-sleep 2
+b_capture
 on-b timeout 60 "$q" --json ping-pong --cm --timeout 15 >"$cm_server_log" 2>&1 &
 cm_server=$!
-sleep 2
+b_listening
 run timeout 60 "$q" --json ping-pong --cm 192.0.2.2 --tclass 104 -n 200 --timeout 15
 wait "$cm_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
 expect_true "the header: traffic class 104 on the client's QP and the server's (adopted)" test \
   "$(jqo '.test.traffic_class'),$(jq -r '.test.traffic_class' "$cm_server_log")" = "104,104"
-sleep 3
+b_captured
 dump=$(on-b cat /tmp/cm-dump)
 expect_true "tcpdump on B: RoCE packets from 192.0.2.1 with tos 0x68 (DSCP 26)" grep -q "tos 0x68" <<<"$dump"
 
 case_ "the same by hand (no --cm): the QP's traffic class puts DSCP 26 on the wire too"
-on-b sh -c "timeout 25 tcpdump -Z root -i eth0 -n -v -c 40 udp port 4791 >/tmp/cm-dump 2>&1 &"
-sleep 2
+b_capture
 on-b timeout 60 "$q" ping-pong --timeout 15 >"$cm_server_log" 2>&1 &
 cm_server=$!
-sleep 2
+b_listening
 run timeout 60 "$q" ping-pong 192.0.2.2 --dscp 26 -n 200 --timeout 15
 wait "$cm_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
-sleep 3
+b_captured
 dump=$(on-b cat /tmp/cm-dump)
 expect_true "tcpdump on B: tos 0x68" grep -q "tos 0x68" <<<"$dump"
 
@@ -327,7 +335,7 @@ case_ "UDP 4791 dropped at B: the --cm client names its unanswered connect reque
 on-b sh -c 'tc qdisc add dev eth0 clsact && tc filter add dev eth0 ingress protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff action drop'
 on-b timeout 60 "$q" ping-pong --cm --timeout 6 >"$cm_server_log" 2>&1 &
 cm_server=$!
-sleep 2
+b_listening
 run timeout 60 "$q" ping-pong --cm 192.0.2.2 --timeout 6
 wait "$cm_server"; server_rc=$?
 on-b sh -c 'tc qdisc del dev eth0 clsact'

@@ -21,14 +21,7 @@ path_serve() {
   wire_server=$!
   b_listening
 }
-# b_listening: returns once B's server listens on TCP 18615, so the client
-# started next connects at once (an order of events: under load B's server
-# took over 7 s to listen, past a 2 s sleep and the client's 5 s connect).
-# 100 s bounds only a server that never listens.
-b_listening() {
-  on-b timeout 100 sh -c 'until ss -Hltn "sport = :18615" | grep -q .; do sleep 0.1; done' ||
-    bad "B's server did not listen on TCP 18615 within 100 s"
-}
+# (b_listening, tests/lib.sh: B's server listens on TCP 18615.)
 # a_retries: A's QP resends after an ACK timeout (rxe's completer_retry_err).
 a_retries() { cat /sys/class/infiniband/rxe0/ports/1/hw_counters/completer_retry_err; }
 # Small runs: the figures are checked for what they say, not their size.
@@ -136,6 +129,7 @@ timeout 60 "$q" bw 192.0.2.2 -D 2 --timeout 8 >/dev/null 2>&1 &
 bw_client=$!
 while kill -0 "$bw_client" 2>/dev/null && [ "$(a_retries)" -le "$retries_before" ]; do sleep 0.2; done
 run timeout 60 "$q" qp list --stalled 2
+kill "$bw_client" 2>/dev/null  # seen: its own --timeout would end it 8 s on
 wait "$bw_client"
 wait "$wire_server"
 expect_out_has "no progress in 2 s: SQ PSN"
@@ -173,7 +167,9 @@ on-b sh -c 'end=$(($(date +%s) + 60)); while [ "$(date +%s)" -lt "$end" ]; do
   timeout 5 ib_send_lat -R -p 18616 -n 5 192.0.2.2 >/dev/null 2>&1; sleep 1; done' &
 foreign=$!
 start=$SECONDS
-run timeout 120 "$q" --json ping-pong --cm 192.0.2.2 -n 100 --timeout 16
+# The client's own --timeout only has to outlast the server's 10 s: it
+# starts after the server listens.
+run timeout 120 "$q" --json ping-pong --cm 192.0.2.2 -n 100 --timeout 11
 wait "$wire_server"; server_rc=$?
 if kill -0 "$foreign" 2>/dev/null; then foreign_still=yes; else foreign_still=no; fi
 server_why=$(sed -n '/^{/,/^}/p' "$wire_server_log" | jq -r '.error.message // .test.abort_reason // ""')

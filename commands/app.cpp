@@ -13,7 +13,7 @@
 #include "src/config.hpp"
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
-#include "src/verbs/library.hpp"
+#include "src/ops/version.hpp"
 #include "src/util/json_text.hpp"
 #include "src/util/outside_bytes.hpp"
 
@@ -65,7 +65,7 @@ void build_app(CLI::App& app, GlobalOptions& global)
     app.require_subcommand(1);
     app.fallthrough();
     app.set_version_flag("-V,--version", fmt::format("qpscope {} (running with {})", QPSCOPE_VERSION,
-                                                     verbs::libibverbs_version()));
+                                                     ops::libibverbs_version()));
     app.add_flag("--json", global.json, "Print one JSON document (errors too) instead of a table");
     app.add_option("--color", global.color, "Colour the table output: auto (on a terminal, unless NO_COLOR "
                                             "is set), always, never")

@@ -1,22 +1,15 @@
 // `qpscope explain`: the numbers of someone else's log, decoded without a
 // device. One subcommand per topic, so the shell completes topics and their
 // names and a misspelt topic gets "did you mean".
-#include <cerrno>
-#include <cstring>
 #include <fmt/format.h>
-#include <fstream>
-#include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "commands/app.hpp"
 #include "commands/option_values.hpp"
 #include "commands/emit.hpp"
 #include "formatters/explain.hpp"
 #include "src/error.hpp"
-#include "src/explain/log.hpp"
-#include "src/net/interrupt.hpp"
-#include "src/explain/topics.hpp"
+#include "src/ops/explain.hpp"
 
 namespace qps::commands {
 
@@ -41,9 +34,8 @@ void explain_values(const std::string& topic, const ExplainFlags& f, const Globa
         c.rnr_retry = f.rnr_retry;
     c.verb = f.verb;
     c.vendor = f.vendor;
-    std::vector<explain::Explanation> all;
-    for (const auto& v : f.values)
-        all.push_back(explain::explain(topic, v, c));  // a bad value: UsageError, exit 2, nothing printed
+    // A bad value: UsageError, exit 2, nothing printed.
+    const std::vector<explain::Explanation> all = ops::explain_values(topic, f.values, c);
     emit(global, "explain", [&](formatters::Printer& p) { formatters::render_explanations(all, p); });
     for (const auto& e : all)
         if (!e.decoded)
@@ -52,24 +44,7 @@ void explain_values(const std::string& topic, const ExplainFlags& f, const Globa
 
 void explain_text(const ExplainFlags& f, const GlobalOptions& global)
 {
-    explain::LogReport report;
-    if (!f.lines.empty()) {
-        std::string joined;
-        for (const auto& l : f.lines)
-            joined += l + '\n';
-        std::istringstream in(joined);
-        report = explain::explain_log(in);
-    } else if (f.log == "-") {
-        // A pipe can stay open: SIGINT/SIGTERM end the read (EINTR, no
-        // SA_RESTART) with the lines read so far, exit 4.
-        report = explain::explain_log(std::cin);
-        report.interrupted = net::interrupt_pending();
-    } else {
-        std::ifstream in(f.log);
-        if (!in)
-            throw UsageError(fmt::format("--log '{}': cannot be read: {}", f.log, std::strerror(errno)));
-        report = explain::explain_log(in);
-    }
+    const explain::LogReport report = f.lines.empty() ? ops::explain_log(f.log) : ops::explain_lines(f.lines);
     emit(global, "explain", [&](formatters::Printer& p) { formatters::render_explain_log(report, p); });
     if (report.interrupted)
         throw ReportedFailure{exit_interrupted};

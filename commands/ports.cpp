@@ -13,10 +13,7 @@
 #include "formatters/ports_watch.hpp"
 #include "formatters/prometheus.hpp"
 #include "src/error.hpp"
-#include "src/net/interrupt.hpp"
-#include "src/report/ports.hpp"
-#include "src/report/ports_watch.hpp"
-#include "src/verbs/discovery.hpp"
+#include "src/ops/ports.hpp"
 
 namespace qps::commands {
 
@@ -41,9 +38,9 @@ Format output_format(const PortsOptions& o, bool format_given, bool global_json)
     return global_json ? Format::json : f;
 }
 
-void print_once(const verbs::Filter& filter, Format format, const GlobalOptions& global)
+void print_once(const ops::PortsQuery& query, Format format, const GlobalOptions& global)
 {
-    const report::PortsReport report = report::build_ports_report(verbs::snapshot_devices(filter));
+    const report::PortsReport report = ops::ports_report(query);
     if (format == Format::prometheus) {
         formatters::render_ports_prometheus(report, std::cout);
         return;
@@ -56,7 +53,7 @@ void print_once(const verbs::Filter& filter, Format format, const GlobalOptions&
 
 // A terminal gets the table redrawn in place; anything else (a pipe, a
 // file, or --json) one JSON line per sample.
-void watch(const verbs::Filter& filter, Format format, const PortsOptions& o, const GlobalOptions& global)
+void watch(const ops::PortsQuery& query, Format format, const PortsOptions& o, const GlobalOptions& global)
 {
     if (format == Format::prometheus)
         throw UsageError("--watch shows a table on a terminal or JSON lines: it does not take --format prometheus "
@@ -66,19 +63,16 @@ void watch(const verbs::Filter& filter, Format format, const PortsOptions& o, co
     wo.count = o.count;
     const bool redraw = format == Format::table && ::isatty(STDOUT_FILENO);
     const formatters::PrinterOptions text = global.printer();
-    report::run_watch(
-        wo, [&] { return report::build_ports_report(verbs::snapshot_devices(filter, verbs::Detail::counters)); },
-        [&](const report::WatchSample& sample) {
-            const auto render = [&](formatters::Printer& p) { formatters::render_watch_sample(sample, p); };
-            if (!redraw) {
-                print_document(*formatters::make_json_lines_printer(std::cout), "ports --watch", render);
-                return;
-            }
-            std::ostringstream screen;
-            print_document(*formatters::make_printer(text, screen), "ports --watch", render);
-            std::cout << formatters::terminal_frame(screen.str()) << std::flush;
-        });
-    net::clear_interrupt();  // Ctrl-C / SIGTERM end the watch: its normal end, exit 0
+    ops::watch_ports(query, wo, [&](const report::WatchSample& sample) {
+        const auto render = [&](formatters::Printer& p) { formatters::render_watch_sample(sample, p); };
+        if (!redraw) {
+            print_document(*formatters::make_json_lines_printer(std::cout), "ports --watch", render);
+            return;
+        }
+        std::ostringstream screen;
+        print_document(*formatters::make_printer(text, screen), "ports --watch", render);
+        std::cout << formatters::terminal_frame(screen.str()) << std::flush;
+    });  // Ctrl-C / SIGTERM end the watch normally: exit 0
 }
 
 }  // namespace
@@ -107,14 +101,14 @@ void register_ports(CLI::App& app, const GlobalOptions& global)
         ->type_name("N")
         ->needs(watch_opt);
     cmd->callback([opts, format, watch_opt, &global] {
-        verbs::Filter filter{opts->device, {}};
+        ops::PortsQuery query{opts->device, {}};
         if (opts->port != 0)
-            filter.port = opts->port;
+            query.port = opts->port;
         const Format f = output_format(*opts, format->count() > 0, global.json);
         if (watch_opt->count() > 0)
-            watch(filter, f, *opts, global);
+            watch(query, f, *opts, global);
         else
-            print_once(filter, f, global);
+            print_once(query, f, global);
     });
 }
 

@@ -1,12 +1,10 @@
-// `ports --watch`: the port counters sampled at an interval, each with its
-// change since the previous sample. The delta arithmetic is pure (tested
-// on the host); the loop waits between samples and ends on SIGINT/SIGTERM
-// (see src/net/interrupt.hpp) or after a number of samples.
+// `ports --watch`'s samples: the port counters, each with its change since
+// the previous sample. The arithmetic is pure (tested on the host); the
+// loop that waits between samples is the operation's (src/ops/ports.hpp).
 #pragma once
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -92,12 +90,5 @@ struct WatchOptions {
     double interval_s = 1;
     std::uint64_t count = 0;  // samples to take; 0: until interrupted
 };
-
-// Takes a sample now and then every interval_s (on a fixed schedule; a
-// slow sample skips the ticks less than half an interval after it) until `count` samples or until
-// SIGINT/SIGTERM, which end the loop normally. `read` produces a report,
-// `emit` shows the sample. Install the interrupt handlers first.
-void run_watch(const WatchOptions& options, const std::function<PortsReport()>& read,
-               const std::function<void(const WatchSample&)>& emit);
 
 }  // namespace qps::report

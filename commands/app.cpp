@@ -9,6 +9,7 @@
 
 #include "commands/describe.hpp"
 #include "commands/option_values.hpp"
+#include "commands/spellings.hpp"
 #include "formatters/json_value.hpp"
 #include "src/config.hpp"
 #include "src/error.hpp"
@@ -177,7 +178,9 @@ int run(int argc, char** argv)
     } catch (const CLI::ParseError& e) {
         return report_error(json, command, "usage", e.what(), exit_usage);
     } catch (const UsageError& e) {
-        return report_error(json, command, "usage", e.what(), exit_usage);
+        // The core names what the user gave in its words; the command
+        // line's spelling of the command that ran takes their place.
+        return report_error(json, command, "usage", spelled(e, app), exit_usage);
     } catch (const TimeoutError& e) {
         return report_failure(json, command, "timeout", e.what(), exit_timeout);
     } catch (const net::Interrupted& e) {

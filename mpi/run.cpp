@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands/mesh_flags.hpp"
+#include "commands/spellings.hpp"
 #include "mpi/collector.hpp"
 #include "mpi/rank_setup.hpp"
 #include "mpi/rounds.hpp"
@@ -58,7 +59,7 @@ std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, cons
     } catch (const CLI::ParseError& e) {
         parse_error = e.what();
     } catch (const UsageError& e) {
-        parse_error = e.what();
+        parse_error = commands::spelled(e, app);  // in this program's spelling
     }
     return std::nullopt;
 }

@@ -3,14 +3,60 @@
 // 2 bad usage or input, 3 timeout or lost peer).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace qps {
 
-// Bad input from the user: an unknown device, a value out of range.
+// A value the user gave, as a UsageError of the core names it: in the
+// core's own words ("the send queue depth"), never an option's spelling.
+// The command layer puts the spelling of the command that ran in their
+// place (commands/spellings.cpp, one table); where no option gave it (a
+// holder's log, a peer's parameters) the words stand.
+enum class Given : unsigned char {
+    ib_port,     // the device's port
+    gid_index,   // the GID table's entry
+    mtu,         // the path MTU asked for
+    send_wr,     // the send queue's depth
+    recv_wr,     // the receive queue's depth
+    send_sge,    // scatter/gather entries of a send
+    recv_sge,    // of a receive
+    cq_depth,    // the completion queue's depth
+    max_inline,  // inline data of a send
+    op,          // the operation a test runs
+    transport,   // the QPs' transport
+    size,        // the message size
+    threads,     // the threads of a run
+    cpus,        // the CPUs of a run's threads
+    cpu,         // the CPU of a run's one thread
+};
+
+// Its words ("the send queue depth") and its stable name ("send_wr");
+// given_from_name: nullopt for a name no Given has.
+std::string_view given_words(Given given);
+std::string_view given_name(Given given);
+std::optional<Given> given_from_name(std::string_view name);
+
+// The mark that stands for it inside a UsageError's text:
+// UsageError(fmt::format("{} {} exceeds ...", given(Given::send_wr), n)).
+std::string given(Given given);
+
+// Bad input from the user: an unknown device, a value out of range. The
+// text may hold given() marks: what() says each in words, naming() as the
+// caller names it.
 struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+    explicit UsageError(const std::string& text);
+    explicit UsageError(const char* text) : UsageError(std::string(text)) {}
+    // The text with its marks (what the holder's replies carry).
+    const std::string& marked() const { return marked_; }
+    // The text with each mark replaced by name(that Given).
+    std::string naming(const std::function<std::string(Given)>& name) const;
+
+private:
+    std::string marked_;
 };
 
 // The operation failed (no device, a verbs call refused).

@@ -79,7 +79,9 @@ void Holder::serve(int client)
         if (req.value("op", "") == "create")
             created = reply["result"].value("qpn", std::uint32_t{0});
     } catch (const UsageError& e) {
-        reply = Json{{"ok", false}, {"error", Json{{"kind", "usage"}, {"message", e.what()}}}};
+        // "marked": the message with the marks of what the user gave, which
+        // the client's command line spells (src/error.hpp).
+        reply = Json{{"ok", false}, {"error", Json{{"kind", "usage"}, {"message", e.what()}, {"marked", e.marked()}}}};
     } catch (const std::exception& e) {
         reply = Json{{"ok", false}, {"error", Json{{"kind", "failed"}, {"message", e.what()}}}};
     }

@@ -170,7 +170,7 @@ Json holder_call(const std::string& op, Json args, const ClientOptions& options)
     const Json err = reply.value("error", Json::object());
     const std::string message = err.value("message", "the holder refused the request");
     if (err.value("kind", "") == "usage")
-        throw UsageError(message);
+        throw UsageError(err.value("marked", message));
     throw OperationError(message);
 }
 

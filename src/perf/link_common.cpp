@@ -164,22 +164,23 @@ void check_op_transport(Op op, ibv_qp_type type)
     const bool ok =
         std::any_of(allowed.begin(), allowed.end(), [&](const Allowed& a) { return a.op == op && a.type == type; });
     if (!ok)
-        throw UsageError(fmt::format("--op {} is not possible on --transport {}: RC does send, write, read, fadd, "
-                                     "cas; UC send, write; UD send only",
-                                     op_name(op), transport_name(type)));
+        throw UsageError(fmt::format("{} {} is not possible on {} {}: RC does send, write, read, fadd, cas; UC send, "
+                                     "write; UD send only",
+                                     given(Given::op), op_name(op), given(Given::transport), transport_name(type)));
 }
 
 void check_threads(const LinkOptions& o)
 {
     if (o.threads < 1 || o.threads > max_threads)
-        throw UsageError(fmt::format("--threads {} is out of range: valid are 1..{}", o.threads, max_threads));
+        throw UsageError(
+            fmt::format("{} {} is out of range: valid are 1..{}", given(Given::threads), o.threads, max_threads));
     if (!o.cpus.empty() && o.cpus.size() != o.threads)
-        throw UsageError(fmt::format("--cpus names {} CPU{} for {} thread{}: name one per thread (a CPU may repeat)",
-                                     o.cpus.size(), o.cpus.size() == 1 ? "" : "s", o.threads, o.threads == 1 ? "" : "s"));
+        throw UsageError(fmt::format("{} names {} CPU{} for {} thread{}: name one per thread (a CPU may repeat)",
+                                     given(Given::cpus), o.cpus.size(), o.cpus.size() == 1 ? "" : "s", o.threads,
+                                     o.threads == 1 ? "" : "s"));
     if (o.threads > 1 && o.cpu)
-        throw UsageError(fmt::format("-c {} pins the one thread of a run; with --threads {} give --cpus, one CPU per "
-                                     "thread",
-                                     *o.cpu, o.threads));
+        throw UsageError(fmt::format("{} {} pins the one thread of a run; with {} {} give {}, one CPU per thread",
+                                     given(Given::cpu), *o.cpu, given(Given::threads), o.threads, given(Given::cpus)));
 }
 
 std::vector<int> worker_cpus(const LinkOptions& o)
@@ -194,9 +195,10 @@ std::vector<int> worker_cpus(const LinkOptions& o)
         return {};
     std::vector<int> cpus = choose_cpus(o.threads, allowed, kernel::device_local_cpus(o.device));
     if (cpus.size() < o.threads)
-        throw UsageError(fmt::format("--threads {} needs a CPU per thread and this process may run on CPUs {} only: "
-                                     "give fewer threads, or --cpus to share CPUs (e.g. --cpus {})",
-                                     o.threads, host::cpu_list_text(allowed),
+        throw UsageError(fmt::format("{} {} needs a CPU per thread and this process may run on CPUs {} only: "
+                                     "give fewer threads, or {} to share CPUs (e.g. {} {})",
+                                     given(Given::threads), o.threads, host::cpu_list_text(allowed), given(Given::cpus),
+                                     given(Given::cpus),
                                      fmt::join(std::vector<int>(o.threads, allowed.empty() ? 0 : allowed.front()), ",")));
     return cpus;
 }
@@ -262,9 +264,10 @@ void check_atomic_sizes(const LinkOptions& o)
         return;
     for (auto s : o.sizes)
         if (s != atomic_bytes)
-            throw UsageError(fmt::format("--op {} works on 8-byte operands: -s {} is not possible (give -s 8, or "
-                                         "leave -s out)",
-                                         op_name(o.op), s));
+            throw UsageError(fmt::format("{} {} works on 8-byte operands: {} {} is not possible (give {} 8, or "
+                                         "leave {} out)",
+                                         given(Given::op), op_name(o.op), given(Given::size), s, given(Given::size),
+                                         given(Given::size)));
 }
 
 verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest)

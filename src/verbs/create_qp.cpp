@@ -59,24 +59,25 @@ void check_create_against_device(ibv_context* ctx, const std::string& device, co
     if (int rc = ibv_query_device(ctx, &d); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", device), rc);
     if (c.port < 1 || c.port > d.phys_port_cnt)
-        throw UsageError(fmt::format("--ib-port {}: {} has ports 1..{}", c.port, device, d.phys_port_cnt));
+        throw UsageError(fmt::format("{} {}: {} has ports 1..{}", given(Given::ib_port), c.port, device,
+                                     d.phys_port_cnt));
     struct Limit {
-        const char* option;
+        Given given;
         std::uint64_t value;
         const char* attribute;
         std::uint64_t max;
     };
     const std::array<Limit, 5> limits{{
-        {"--send-wr", c.send_wr, "max_qp_wr", static_cast<std::uint64_t>(d.max_qp_wr)},
-        {"--recv-wr", c.recv_wr, "max_qp_wr", static_cast<std::uint64_t>(d.max_qp_wr)},
-        {"--send-sge", c.send_sge, "max_sge", static_cast<std::uint64_t>(d.max_sge)},
-        {"--recv-sge", c.recv_sge, "max_sge", static_cast<std::uint64_t>(d.max_sge)},
-        {"--cq-depth", c.cq_depth, "max_cqe", static_cast<std::uint64_t>(d.max_cqe)},
+        {Given::send_wr, c.send_wr, "max_qp_wr", static_cast<std::uint64_t>(d.max_qp_wr)},
+        {Given::recv_wr, c.recv_wr, "max_qp_wr", static_cast<std::uint64_t>(d.max_qp_wr)},
+        {Given::send_sge, c.send_sge, "max_sge", static_cast<std::uint64_t>(d.max_sge)},
+        {Given::recv_sge, c.recv_sge, "max_sge", static_cast<std::uint64_t>(d.max_sge)},
+        {Given::cq_depth, c.cq_depth, "max_cqe", static_cast<std::uint64_t>(d.max_cqe)},
     }};
     for (const auto& l : limits)
         if (l.value > l.max)
-            throw UsageError(fmt::format("{} {} exceeds {}'s {} of {}", l.option, l.value, device, l.attribute,
-                                         l.max));
+            throw UsageError(
+                fmt::format("{} {} exceeds {}'s {} of {}", given(l.given), l.value, device, l.attribute, l.max));
 }
 
 namespace {
@@ -89,16 +90,16 @@ bool accepted(ibv_pd* pd, ibv_cq* cq, const CreateRequest& c)
 }
 
 struct Cap {
-    const char* option;
+    Given given;
     std::uint32_t CreateRequest::*field;
     std::uint32_t minimum;
 };
 constexpr std::array<Cap, 5> caps{{
-    {"--send-wr", &CreateRequest::send_wr, 1},
-    {"--recv-wr", &CreateRequest::recv_wr, 1},
-    {"--send-sge", &CreateRequest::send_sge, 1},
-    {"--recv-sge", &CreateRequest::recv_sge, 1},
-    {"--max-inline", &CreateRequest::max_inline, 0},
+    {Given::send_wr, &CreateRequest::send_wr, 1},
+    {Given::recv_wr, &CreateRequest::recv_wr, 1},
+    {Given::send_sge, &CreateRequest::send_sge, 1},
+    {Given::recv_sge, &CreateRequest::recv_sge, 1},
+    {Given::max_inline, &CreateRequest::max_inline, 0},
 }};
 
 }  // namespace
@@ -117,8 +118,8 @@ void explain_create_failure(ibv_pd* pd, ibv_cq* cq, const std::string& device, c
             lowered.*cap.field = mid;
             (accepted(pd, cq, lowered) ? lo : hi) = mid;
         }
-        throw UsageError(fmt::format("{} refused {} {}: the largest it accepts (other caps as given) is {}",
-                                     device, cap.option, c.*cap.field, lo));
+        throw UsageError(fmt::format("{} {} was refused by {}: the largest it accepts (other caps as given) is {}",
+                                     given(cap.given), c.*cap.field, device, lo));
     }
     throw SystemError(fmt::format("ibv_create_qp on {}", device), err,
                       "no single cap explains it; check the QP type and the number of QPs already open");

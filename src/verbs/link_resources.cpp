@@ -64,7 +64,8 @@ void LinkResources::create(ibv_context* const ctx)
     if (int rc = ibv_query_device(ctx, &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
     if (setup.port < 1 || setup.port > da.phys_port_cnt)
-        throw UsageError(fmt::format("--ib-port {}: {} has ports 1..{}", setup.port, device_name_, da.phys_port_cnt));
+        throw UsageError(fmt::format("{} {}: {} has ports 1..{}", given(Given::ib_port), setup.port, device_name_,
+                                     da.phys_port_cnt));
     rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_init_rd_atom, 1, 255));
     dest_rd_atomic_ = static_cast<std::uint8_t>(std::clamp(da.max_qp_rd_atom, 1, 255));
     const ibv_port_attr pa = port_attr();
@@ -79,8 +80,8 @@ void LinkResources::create(ibv_context* const ctx)
         gid_ = choose_gid(ctx, setup.port, setup.gid_index, setup.gid_kinds);
     }
     if (setup.gid_index && !gid_.found)
-        throw UsageError(fmt::format("--gid-index {} is not a valid GID entry of {} port {}", *setup.gid_index,
-                                     device_name_, setup.port));
+        throw UsageError(fmt::format("{} {} is not a valid GID entry of {} port {}", given(Given::gid_index),
+                                     *setup.gid_index, device_name_, setup.port));
     if (!gid_.found && pa.link_layer == IBV_LINK_LAYER_ETHERNET)
         throw OperationError(fmt::format("{} port {} is RoCE but has no GID to use", device_name_, setup.port));
 
@@ -141,8 +142,8 @@ void LinkResources::create(ibv_context* const ctx)
     local_.size = half_;
     const ibv_mtu mtu = setup.mtu.value_or(pa.active_mtu);
     if (mtu > pa.active_mtu)
-        throw UsageError(fmt::format("--mtu {} is above {} port {}'s active MTU of {} bytes", 128 << mtu,
-                                     device_name_, setup.port, 128 << pa.active_mtu));
+        throw UsageError(fmt::format("{} {} is above {} port {}'s active MTU of {} bytes", given(Given::mtu),
+                                     128 << mtu, device_name_, setup.port, 128 << pa.active_mtu));
     local_.mtu = 128u << mtu;
     local_.max_dest_rd_atomic = dest_rd_atomic_;
 }

@@ -223,7 +223,7 @@ expect_rc 2; expect_err_has "no QP 0xf423f"
 run "$q" qp create -d rxe0 --send-wr 2000000
 expect_rc 2; expect_err_has "--send-wr 2000000 exceeds rxe0's max_qp_wr"
 run "$q" qp create -d rxe0 --max-inline 100000
-expect_rc 2; expect_err_has "rxe0 refused --max-inline 100000: the largest it accepts"
+expect_rc 2; expect_err_has "--max-inline 100000 was refused by rxe0: the largest it accepts"
 run "$q" qp create -d nosuch0
 expect_rc 2; expect_err_has "unknown device 'nosuch0'"
 run "$q" qp modify "$A" --access remote_sing

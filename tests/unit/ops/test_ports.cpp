@@ -4,40 +4,23 @@
 #include <future>
 #include <thread>
 
-#include "src/decode/port.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/ops/ports.hpp"
+#include "unit/report/ports_sample.hpp"
 #include "unit/util.hpp"
 
 using namespace qps;
 using namespace qps::report;
 using qps::ops::run_watch;
+using qps::test::one_port;
+using qps::test::reading;
 using namespace std::chrono_literals;
-
-namespace {
-
-// rxe0 port 1 with one hw counter at `value`.
-PortsReport one_port(std::uint64_t value)
-{
-    PortsReport r;
-    DeviceReport& d = r.devices.emplace_back();
-    d.name = "rxe0";
-    PortReport& p = d.ports.emplace_back();
-    p.port = 1;
-    p.state = decode::port_state(4);
-    p.phys_state = decode::phys_state(5);
-    p.hw_counters.present = true;
-    p.hw_counters.counters = {kernel::Counter{"sent_pkts", value, {}}};
-    return r;
-}
-
-}  // namespace
 
 TEST_CASE("watch loop: --count samples at the interval; an interrupt ends it normally")
 {
     net::clear_interrupt();
     std::uint64_t value = 0;
-    auto read = [&] { return one_port(value += 7); };
+    auto read = [&] { return one_port({reading("sent_pkts", value += 7)}); };
     std::vector<WatchSample> got;
     const auto start = std::chrono::steady_clock::now();
     run_watch({.interval_s = 0.02, .count = 3}, read, [&](const WatchSample& s) { got.push_back(s); });
@@ -67,7 +50,7 @@ TEST_CASE("watch loop: --count samples at the interval; an interrupt ends it nor
         auto slow_read = [&] {
             if (++calls == 2)
                 std::this_thread::sleep_for(slow);
-            return one_port(value += 7);
+            return one_port({reading("sent_pkts", value += 7)});
         };
         got.clear();
         run_watch({.interval_s = 0.04, .count = 4}, slow_read, [&](const WatchSample& s) { got.push_back(s); });

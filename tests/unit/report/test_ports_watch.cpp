@@ -4,30 +4,15 @@
 #include "src/decode/port.hpp"
 #include "src/error.hpp"
 #include "src/report/ports_watch.hpp"
+#include "unit/report/ports_sample.hpp"
 
 using namespace qps;
 using namespace qps::report;
+using qps::test::one_port;
+using qps::test::reading;
 using namespace std::chrono_literals;
 
 namespace {
-
-kernel::Counter reading(std::string name, std::uint64_t v) { return {std::move(name), v, {}}; }
-
-PortsReport one_port(std::vector<kernel::Counter> hw, std::vector<kernel::Counter> counters = {})
-{
-    PortsReport r;
-    DeviceReport& d = r.devices.emplace_back();
-    d.name = "rxe0";
-    PortReport& p = d.ports.emplace_back();
-    p.port = 1;
-    p.state = decode::port_state(4);
-    p.phys_state = decode::phys_state(5);
-    p.hw_counters.present = true;
-    p.hw_counters.counters = std::move(hw);
-    p.counters.present = !counters.empty();
-    p.counters.counters = std::move(counters);
-    return r;
-}
 
 const CounterChange& find(const std::vector<CounterChange>& v, std::string_view name)
 {

@@ -116,24 +116,33 @@ TEST_CASE("choose_cpus: the NIC's node first, each CPU once, only allowed ones")
     CHECK(choose_cpus(2, {2, 3}, {}) == V{2, 3});
 }
 
-TEST_CASE("bw options: threads, cpus and -c are checked by name")
+TEST_CASE("bw options: threads, cpus and -c are checked, each named in the core's words")
 {
     BwOptions o;
     o.threads = 2;
     CHECK_NOTHROW(check_bw_options(o));
     o.threads = 0;
-    CHECK_THROWS_WITH_AS(check_bw_options(o), "--threads 0 is out of range: valid are 1..64", qps::UsageError);
+    CHECK_THROWS_WITH_AS(check_bw_options(o), "the thread count 0 is out of range: valid are 1..64", qps::UsageError);
     o.threads = 65;
     CHECK_THROWS_AS(check_bw_options(o), qps::UsageError);
     o.threads = 3;
     o.cpus = {0, 1};
-    CHECK_THROWS_WITH_AS(check_bw_options(o), "--cpus names 2 CPUs for 3 threads: name one per thread (a CPU may repeat)",
+    CHECK_THROWS_WITH_AS(check_bw_options(o),
+                         "the CPU list names 2 CPUs for 3 threads: name one per thread (a CPU may repeat)",
                          qps::UsageError);
     o.cpus = {};
     o.cpu = 1;
-    CHECK_THROWS_WITH_AS(check_bw_options(o),
-                         "-c 1 pins the one thread of a run; with --threads 3 give --cpus, one CPU per thread",
-                         qps::UsageError);
+    // Three things given in one message: each is marked, for the command
+    // line to spell (commands/spellings.cpp; tests/unit/cli/test_spellings.cpp).
+    try {
+        check_bw_options(o);
+        FAIL("no UsageError");
+    } catch (const qps::UsageError& e) {
+        CHECK(std::string(e.what()) ==
+              "the CPU 1 pins the one thread of a run; with the thread count 3 give the CPU list, one CPU per thread");
+        CHECK(e.naming([](qps::Given g) { return "<" + std::string(qps::given_name(g)) + ">"; }) ==
+              "<cpu> 1 pins the one thread of a run; with <threads> 3 give <cpus>, one CPU per thread");
+    }
     o.threads = 1;
     CHECK_NOTHROW(check_bw_options(o));
 }

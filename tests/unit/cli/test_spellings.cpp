@@ -1,0 +1,87 @@
+// commands/spellings.cpp and src/error.hpp's marks: the core names what the
+// user gave in its own words; the command that ran spells it.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <functional>
+#include <string>
+
+#include "commands/app.hpp"
+#include "commands/spellings.hpp"
+#include "src/error.hpp"
+
+using namespace qps;
+using namespace qps::commands;
+
+namespace {
+
+const std::vector<Given> every_given{Given::ib_port,  Given::gid_index, Given::mtu,   Given::send_wr,
+                                     Given::recv_wr,  Given::send_sge,  Given::recv_sge, Given::cq_depth,
+                                     Given::max_inline, Given::op,      Given::transport, Given::size,
+                                     Given::threads,  Given::cpus,      Given::cpu};
+
+// Whether some command of qpscope (at any depth) has this option.
+bool some_command_has(const CLI::App& app, const std::string& option)
+{
+    if (app.get_option_no_throw(option) != nullptr)
+        return true;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        if (some_command_has(*sub, option))
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("marks: what() says the thing in words; naming() as the caller names it; plain text is kept")
+{
+    const UsageError e(fmt::format("{} {} exceeds rxe0's max_qp_wr of 16384", given(Given::send_wr), 20000));
+    CHECK(std::string(e.what()) == "the send queue depth 20000 exceeds rxe0's max_qp_wr of 16384");
+    CHECK(e.naming([](Given) { return std::string("--send-wr"); }) == "--send-wr 20000 exceeds rxe0's max_qp_wr of 16384");
+    const UsageError plain("unknown device 'rxe9'");
+    CHECK(std::string(plain.what()) == "unknown device 'rxe9'");
+    CHECK(plain.marked() == "unknown device 'rxe9'");
+    // A stray control character, or a mark no Given has, stays as it is.
+    const UsageError odd("a \x1e" "b \x1enope\x1f c \x1f");
+    CHECK(std::string(odd.what()) == "a \x1e" "b \x1enope\x1f c \x1f");
+    for (const Given g : every_given) {
+        CAPTURE(given_name(g));
+        CHECK(given_from_name(given_name(g)) == g);
+        CHECK(std::string(given_words(g)).starts_with("the "));
+    }
+    CHECK_FALSE(given_from_name("port"));
+}
+
+TEST_CASE("spellings: one option per thing, and qpscope has each of them")
+{
+    CLI::App app;
+    GlobalOptions global;
+    build_app(app, global);
+    for (const Given g : every_given) {
+        CAPTURE(given_name(g));
+        const std::string option(option_for(g));
+        REQUIRE_FALSE(option.empty());
+        CHECK(some_command_has(app, option));
+    }
+}
+
+TEST_CASE("spelled: the command that ran names each thing by its option; a command without it, in words")
+{
+    CLI::App app;
+    CLI::App* bw = app.add_subcommand("bw");
+    int threads = 0, cpu = 0;
+    bw->add_option("--threads", threads);
+    bw->add_option("-c,--cpu", cpu);
+    app.add_subcommand("qp")->add_subcommand("create")->add_option("--send-wr", threads);
+    const UsageError e(fmt::format("{} 1 pins the one thread of a run; with {} 3 give {}, one CPU per thread",
+                                   given(Given::cpu), given(Given::threads), given(Given::cpus)));
+    app.parse(std::vector<std::string>{"2", "--threads", "bw"});  // reversed: CLI11 takes the last first
+    CHECK(spelled(e, app) == "-c 1 pins the one thread of a run; with --threads 3 give the CPU list, one CPU per thread");
+
+    CLI::App app2;
+    app2.add_subcommand("qp")->add_subcommand("create")->add_option("--send-wr", threads);
+    app2.parse(std::vector<std::string>{"create", "qp"});
+    const UsageError wr(fmt::format("{} 9 exceeds rxe0's max_qp_wr of 8", given(Given::send_wr)));
+    CHECK(spelled(wr, app2) == "--send-wr 9 exceeds rxe0's max_qp_wr of 8");
+    CHECK(spelled(e, app2) ==
+          "the CPU 1 pins the one thread of a run; with the thread count 3 give the CPU list, one CPU per thread");
+}

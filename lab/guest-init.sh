@@ -104,6 +104,20 @@ done
 [[ $state == *ACTIVE* ]] || die "rxe0 port 1 is not ACTIVE after 10 s (state: $state)"
 log "rxe0 port 1 ACTIVE"
 
+# The verbs providers of this lab's devices, rxe and siw, and no other:
+# libibverbs loads every provider its config directory lists at a
+# process's first device lookup (17 on Debian 12), in the emulated CPU
+# each time, and a lab run starts hundreds of verbs programs. Measured in
+# one boot: 5 `qpscope ports` (sanitised) 3.37 s with all 17, 2.59 s with
+# these two; 5 ibv_devinfo 0.76 s and 0.50 s. No other provider's device
+# exists here, so nothing else changes.
+mkdir -p /run/libibverbs.d
+if cp /etc/libibverbs.d/rxe.driver /etc/libibverbs.d/siw.driver /run/libibverbs.d/ 2>/dev/null; then
+	mount --bind /run/libibverbs.d /etc/libibverbs.d || log "could not narrow /etc/libibverbs.d (every provider loads)"
+else
+	log "no rxe.driver or siw.driver in /etc/libibverbs.d: every provider loads"
+fi
+
 # 4. The host's directories, each at its own path. A path under /tmp, /run
 #    or /dev/shm is hidden by our tmpfs, so its mount point is made there.
 #    Read-only and cached (cache=loose): the guest sees each file as it was

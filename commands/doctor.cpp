@@ -73,7 +73,9 @@ void register_doctor(CLI::App& app, const GlobalOptions& global)
         if (f->no_loopback && f->loopback_bw)
             throw UsageError("--loopback-bw and --no-loopback exclude each other");
         o.loopback_cm = f->cm;
-        o.knobs = to_knobs(f->knobs, f->cm, IBV_QPT_RC, "rc");
+        if (f->cm)
+            check_beside_cm(BesideCm(f->knobs));
+        o.knobs = to_knobs(f->knobs, IBV_QPT_RC, "rc");
         if (f->no_loopback && (f->cm || !knob_names_given(cmd).empty()))
             throw UsageError("--cm and the QP options (--tclass, --sl, ...) set the loopback's QPs: they and "
                              "--no-loopback exclude each other");

@@ -61,7 +61,30 @@ void add_knob_options(CLI::App* cmd, KnobFlags& f, KnobSet set)
         ->type_name("CODE|DURATION");
 }
 
-verbs::QpKnobs to_knobs(const KnobFlags& f, bool cm, ibv_qp_type transport, std::string_view transport_word)
+void check_beside_cm(const BesideCm& b)
+{
+    if (b.transport != IBV_QPT_RC)
+        throw UsageError(fmt::format("--cm connects RC QPs (rdma_cm's RDMA_PS_TCP): --transport {} is not possible "
+                                     "with it",
+                                     b.transport_word));
+    if (b.gid_index)
+        throw UsageError(fmt::format("-x {}: with --cm, rdma_cm picks the GID of {}", *b.gid_index, b.gid_hint));
+    if (b.mtu)
+        throw UsageError(fmt::format("-m {}: with --cm, rdma_cm sets the path MTU from the route (the netdev's MTU); "
+                                     "change that instead",
+                                     *b.mtu));
+    const KnobFlags& f = b.knobs;
+    for (const auto& [given, name, why] :
+         {std::tuple{f.sl.has_value(), "--sl", "the path's (RoCE: the priority of the TOS; give --tclass)"},
+          std::tuple{f.flow_label.has_value(), "--flow-label", "the path's"},
+          std::tuple{f.pkey_index.has_value(), "--pkey-index", "the P_Key of the address's netdev"}})
+        if (given)
+            throw UsageError(fmt::format("{}: with --cm, rdma_cm sets it on the QP from what it resolved ({}); "
+                                         "leave it out, or connect by hand",
+                                         name, why));
+}
+
+verbs::QpKnobs to_knobs(const KnobFlags& f, ibv_qp_type transport, std::string_view transport_word)
 {
     verbs::QpKnobs k;
     if (!f.qp_timeout.empty()) {
@@ -76,15 +99,6 @@ verbs::QpKnobs to_knobs(const KnobFlags& f, bool cm, ibv_qp_type transport, std:
         throw UsageError(fmt::format("--qp-timeout and --retry-cnt are the RC transport's (ACKs and retries): "
                                      "--transport {} has none",
                                      transport_word));
-    if (cm)
-        for (const auto& [given, name, why] :
-             {std::tuple{f.sl.has_value(), "--sl", "the path's (RoCE: the priority of the TOS; give --tclass)"},
-              std::tuple{f.flow_label.has_value(), "--flow-label", "the path's"},
-              std::tuple{f.pkey_index.has_value(), "--pkey-index", "the P_Key of the address's netdev"}})
-            if (given)
-                throw UsageError(fmt::format("{}: with --cm, rdma_cm sets it on the QP from what it resolved ({}); "
-                                             "leave it out, or connect by hand",
-                                             name, why));
     if (f.sl)
         k.sl = static_cast<std::uint8_t>(*f.sl);
     if (f.flow_label)
@@ -210,20 +224,15 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
         throw UsageError(fmt::format("--cm-port {} is rdma_cm's port: give --cm too", *f.cm_port));
     o.cm_port = static_cast<std::uint16_t>(f.cm_port ? *f.cm_port : (f.tcp_port % 65535) + 1);
     if (f.cm) {
-        if (o.transport != IBV_QPT_RC)
-            throw UsageError(fmt::format("--cm connects RC QPs (rdma_cm's RDMA_PS_TCP): --transport {} is not "
-                                         "possible with it",
-                                         f.transport));
-        if (f.gid_index)
-            throw UsageError(fmt::format("-x {}: with --cm, rdma_cm picks the GID of the source address; choose the "
-                                         "address with --bind instead",
-                                         *f.gid_index));
-        if (f.mtu)
-            throw UsageError(fmt::format("-m {}: with --cm, rdma_cm sets the path MTU from the route (the netdev's "
-                                         "MTU); change that instead",
-                                         *f.mtu));
+        BesideCm b(f.knobs);
+        b.transport = o.transport;
+        b.transport_word = f.transport;
+        b.gid_index = f.gid_index;
+        b.gid_hint = "the source address; choose the address with --bind instead";
+        b.mtu = f.mtu;
+        check_beside_cm(b);
     }
-    o.knobs = to_knobs(f.knobs, f.cm, o.transport, f.transport);
+    o.knobs = to_knobs(f.knobs, o.transport, f.transport);
     o.traffic_class_given = f.knobs.tclass_given();
     o.cpu = f.cpu;
     o.threads = f.threads;

@@ -65,9 +65,22 @@ enum class KnobSet { all, no_rnr };
 // Registers the knobs.
 void add_knob_options(CLI::App* cmd, KnobFlags& f, KnobSet set = KnobSet::all);
 // The knobs as given over the defaults. UsageError for a value that does
-// not parse, an RC knob on `transport` (its word: `transport_word`), and
-// with `cm` one that rdma_cm sets itself (--sl, --flow-label, --pkey-index).
-verbs::QpKnobs to_knobs(const KnobFlags& f, bool cm, ibv_qp_type transport, std::string_view transport_word);
+// not parse, and for an RC knob on `transport` (its word: `transport_word`).
+verbs::QpKnobs to_knobs(const KnobFlags& f, ibv_qp_type transport, std::string_view transport_word);
+// What --cm leaves to rdma_cm, one rule for every command that takes it
+// (ping-pong, bw, doctor's loopback, the mesh): UsageError naming the
+// first option given beside it: a transport but RC, -x (rdma_cm picks the
+// GID of `gid_hint`), -m, --sl, --flow-label, --pkey-index.
+struct BesideCm {
+    explicit BesideCm(const KnobFlags& k) : knobs(k) {}
+    const KnobFlags& knobs;
+    ibv_qp_type transport = IBV_QPT_RC;
+    std::string_view transport_word = "rc";
+    std::optional<unsigned> gid_index;
+    std::string_view gid_hint;
+    std::optional<unsigned> mtu;
+};
+void check_beside_cm(const BesideCm& b);
 // The names of the knobs given on `cmd` ("tclass" for --dscp too), as the
 // test parameters a server compares.
 std::vector<std::string> knob_names_given(const CLI::App* cmd);

@@ -76,10 +76,13 @@ mesh::MeshOptions to_mesh_options(const MeshFlags& f)
     o.tests.warmup = f.warmup;
     o.tests.timeout_s = f.timeout_s;
     o.tests.cm = f.cm;
-    o.tests.knobs = to_knobs(f.knobs, f.cm, IBV_QPT_RC, "rc");
-    if (f.cm && f.gid_index)
-        throw UsageError(fmt::format("-x {}: with --cm, rdma_cm picks the GID of each rank's address; leave -x out",
-                                     *f.gid_index));
+    if (f.cm) {
+        BesideCm b(f.knobs);
+        b.gid_index = f.gid_index;
+        b.gid_hint = "each rank's address; leave -x out";
+        check_beside_cm(b);
+    }
+    o.tests.knobs = to_knobs(f.knobs, IBV_QPT_RC, "rc");
     o.pairs = mesh::parse_pairs(f.pairs);
     o.pairs.seed = f.seed;
     o.threshold = f.threshold;

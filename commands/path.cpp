@@ -72,7 +72,7 @@ void register_path(CLI::App& app, const GlobalOptions& global)
         o.tcp_port = static_cast<std::uint16_t>(f->tcp_port);
         o.timeout = std::chrono::milliseconds(static_cast<long>(f->timeout_s * 1000));
         // The RC knobs are what the round trip is judged against (its probes go over UD).
-        o.knobs = to_knobs(f->knobs, false, IBV_QPT_RC, "rc");
+        o.knobs = to_knobs(f->knobs, IBV_QPT_RC, "rc");
         o.probes = f->probes;
         o.burst = f->burst;
         o.pings = f->pings;

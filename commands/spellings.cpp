@@ -9,7 +9,7 @@ namespace {
 
 // Every Given, and the option that gives it in every command that takes it
 // (the spelling the messages show: -s and -c as the users type them).
-constexpr std::array<std::pair<Given, std::string_view>, 15> spellings{{
+constexpr std::array<std::pair<Given, std::string_view>, 18> spellings{{
     {Given::ib_port, "--ib-port"},
     {Given::gid_index, "--gid-index"},
     {Given::mtu, "--mtu"},
@@ -25,6 +25,9 @@ constexpr std::array<std::pair<Given, std::string_view>, 15> spellings{{
     {Given::threads, "--threads"},
     {Given::cpus, "--cpus"},
     {Given::cpu, "-c"},
+    {Given::device, "-d"},
+    {Given::bind, "--bind"},
+    {Given::cm, "--cm"},
 }};
 
 // The deepest subcommand that was parsed: the command that ran.

@@ -38,6 +38,9 @@ constexpr GivenEntry given_table[] = {
     {Given::threads, "threads", "the thread count"},
     {Given::cpus, "cpus", "the CPU list"},
     {Given::cpu, "cpu", "the CPU"},
+    {Given::device, "device", "the device"},
+    {Given::bind, "bind", "the source address"},
+    {Given::cm, "cm", "rdma_cm's connection"},
 };
 
 // In the enum's order, so a Given is its index.
@@ -48,7 +51,7 @@ constexpr bool in_order()
             return false;
     return true;
 }
-static_assert(in_order() && std::size(given_table) == static_cast<std::size_t>(Given::cpu) + 1,
+static_assert(in_order() && std::size(given_table) == static_cast<std::size_t>(Given::cm) + 1,
               "given_table lists every Given, in the enum's order");
 
 const GivenEntry& entry_of(Given given)

@@ -32,6 +32,9 @@ enum class Given : unsigned char {
     threads,     // the threads of a run
     cpus,        // the CPUs of a run's threads
     cpu,         // the CPU of a run's one thread
+    device,      // the RDMA device asked for
+    bind,        // the source address asked for
+    cm,          // the QPs connect through rdma_cm
 };
 
 // Its words ("the send queue depth") and its stable name ("send_wr");

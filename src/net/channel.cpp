@@ -99,7 +99,8 @@ sockaddr_storage numeric_address(const std::string& address, std::uint16_t port,
         v6.sin6_port = htons(port);
         len = sizeof v6;
     } else {
-        throw UsageError(fmt::format("--bind \"{}\" is not a numeric IPv4 or IPv6 address", printable(address)));
+        throw UsageError(
+            fmt::format("{} \"{}\" is not a numeric IPv4 or IPv6 address", given(Given::bind), printable(address)));
     }
     return ss;
 }
@@ -114,15 +115,15 @@ bool bind_source(int fd, const addrinfo& ai, const std::string& bind, std::strin
     socklen_t len = 0;
     const sockaddr_storage ss = numeric_address(bind, 0, len);
     if (ss.ss_family != ai.ai_family) {
-        last_error = fmt::format("--bind {} is {}, the destination {}", bind, ss.ss_family == AF_INET ? "IPv4" : "IPv6",
-                                 ai.ai_family == AF_INET ? "IPv4" : "IPv6");
+        last_error = fmt::format("the source address {} is {}, the destination {}", bind,
+                                 ss.ss_family == AF_INET ? "IPv4" : "IPv6", ai.ai_family == AF_INET ? "IPv4" : "IPv6");
         return false;
     }
     if (::bind(fd, reinterpret_cast<const sockaddr*>(&ss), len) == 0)
         return true;
     const int err = errno;
     if (err == EADDRNOTAVAIL)
-        throw UsageError(fmt::format("--bind {}: no interface of this host has that address", bind));
+        throw UsageError(fmt::format("{} {}: no interface of this host has that address", given(Given::bind), bind));
     last_error = fmt::format("bind to {}: {}", bind, errno_text(err));
     return false;
 }
@@ -411,7 +412,7 @@ Listener::Listener(std::uint16_t port, const std::string& bind)
         else if (err == EACCES)
             hint = "ports below 1024 need privileges; choose another port";
         else if (err == EADDRNOTAVAIL)
-            throw UsageError(fmt::format("--bind {}: no interface of this host has that address", bind));
+            throw UsageError(fmt::format("{} {}: no interface of this host has that address", given(Given::bind), bind));
         throw SystemError(bind.empty() ? fmt::format("bind to TCP port {}", port)
                                        : fmt::format("bind to {} TCP port {}", bind, port),
                           err, hint);

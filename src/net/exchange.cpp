@@ -1,5 +1,6 @@
 #include "src/net/exchange.hpp"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "src/error.hpp"
@@ -160,7 +161,11 @@ Json Exchange::params(const Json& local, const std::vector<std::string>& must_ag
             std::string list;
             for (const auto& m : mismatches)
                 list += (list.empty() ? "" : "; ") + m;
-            throw UsageError(fmt::format("parameters differ from peer {}: {}", channel_.peer(), list));
+            const bool connection = std::any_of(mismatches.begin(), mismatches.end(),
+                                                [](const std::string& m) { return m.starts_with("connection:"); });
+            throw UsageError(fmt::format("parameters differ from peer {}: {}{}", channel_.peer(), list,
+                                         connection ? fmt::format(" (give both sides {}, or neither)", given(Given::cm))
+                                                    : ""));
         }
         return remote;
     });

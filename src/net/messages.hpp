@@ -39,7 +39,7 @@ namespace qps::net {
 // which both sides compare) and "tclass"; 8: path's params carry "sl", "flow_label", "pkey_index",
 // "ack_timeout" and "retry_cnt"; 9: params carry the side's --timeout ("timeout_ms"): both sides beat
 // at a quarter of the smaller one
-inline constexpr std::uint32_t oob_version = 9;
+inline constexpr std::uint32_t oob_version = 10;
 inline constexpr std::string_view oob_tool = "qpscope";
 inline constexpr std::array<std::string_view, 3> oob_tests{"ping-pong", "bw", "path"};
 inline constexpr std::array<std::string_view, 2> oob_roles{"client", "server"};

@@ -38,8 +38,10 @@ Json params_json(const BwOptions& o)
     return p;
 }
 
-void adopt(BwOptions& o, const Json& p)
+// The client's test, as this server runs it.
+BwOptions adopted(const BwOptions& mine, const Json& p)
 {
+    BwOptions o = mine;
     perf::adopt_common(o, p);
     try {
         o.tx_depth = p.at("tx_depth").get<std::uint32_t>();
@@ -57,7 +59,10 @@ void adopt(BwOptions& o, const Json& p)
     } catch (const UsageError& e) {
         throw OperationError(fmt::format("the client's test parameters are invalid: {}", e.what()));
     }
+    return o;
 }
+
+std::uint32_t qps_of(const BwOptions& o) { return o.qps * o.threads; }
 
 // Which buffers a size's data goes through on this side.
 struct Roles {
@@ -146,10 +151,11 @@ struct BwQps {
 // One set of resources per QP, sized for the largest message.
 // One set of resources per QP, sized for the largest message, each
 // connected to its peer's, with its receives posted on a side that receives.
-BwQps connect_bw_qps(const BwOptions& o, const std::vector<int>& cpus, const Roles& roles, std::uint32_t largest,
+BwQps connect_bw_qps(const BwOptions& o, const perf::LinkSide& decided, const Roles& roles, std::uint32_t largest,
                      net::Exchange& ex, perf::CmStart& cm)
 {
-    verbs::LinkSetup setup = perf::link_setup(o, largest);
+    const std::vector<int>& cpus = decided.cpus;
+    verbs::LinkSetup setup = perf::link_setup(o, decided, largest);
     setup.send_depth = o.tx_depth;
     setup.recv_depth = roles.receives ? o.rx_depth : 1;
     BwQps side;
@@ -177,11 +183,11 @@ void set_queue_params(T& t, const BwOptions& o)
 }
 
 // The report before any size: the test, the sides, the bw parameters.
-report::BwReport bw_report_header(const BwOptions& o, net::Exchange& ex, const verbs::LinkResources& first,
-                                  const perf::Clock& clock, const std::vector<int>& cpus)
+report::BwReport bw_report_header(const BwOptions& o, const perf::LinkSide& side, net::Exchange& ex,
+                                  const verbs::LinkResources& first, const perf::Clock& clock)
 {
     report::BwReport rep;
-    perf::fill_header(rep, o, ex, first, clock, cpus);
+    perf::fill_header(rep, o, side, ex, first, clock);
     rep.bidir = o.bidir;
     rep.qps = o.qps;
     set_queue_params(rep, o);
@@ -344,32 +350,21 @@ void check_bw_options(const BwOptions& o)
 report::BwReport run_bw(const BwOptions& given, const std::function<void(std::uint32_t, double, double)>& progress,
                         const std::function<void(const report::BwSizeResult&)>& size_done)
 {
-    BwOptions o = given;
+    // 0-1. Everything local first, then connect and agree on the test.
+    LinkSession<BwOptions> session = open_session(given, TestTerms<BwOptions>{"bw", qps_of, params_json, adopted});
+    const BwOptions& o = session.test;
+    const perf::Clock& clock = session.clock;
+    net::Exchange& ex = session.ex;
     const bool client = !o.host.empty();
-    // 0. Everything local first: a server checks before it listens.
-    std::vector<int> cpus = preflight_side(o, o.qps * o.threads);
-    perf::CmStart cm = perf::cm_start(o);  // --cm: resolved or listening; rdma_cm's device checked too
-    if (cm.device_changed)
-        cpus = preflight_side(o, o.qps * o.threads);
-    perf::pin_cpu(o.cpu);
-    const perf::Clock clock = perf::Clock::calibrate();
-
-    // 1. Connect and agree on the test.
-    Json theirs;
-    net::Exchange ex = perf::open_exchange(o, "bw", params_json(o), theirs);
-    if (!client) {
-        adopt(o, theirs);
-        cpus = preflight_side(o, o.qps * o.threads);  // the client's sizes, QPs and threads
-    }
     const Roles roles = roles_of(o, client);
 
     // 2. One set of resources per QP, sized for the largest message.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    const BwQps side = connect_bw_qps(o, cpus, roles, largest, ex, cm);
+    const BwQps side = connect_bw_qps(o, session.side, roles, largest, ex, session.cm);
     const verbs::LinkResources& first = *side.qps.front();
-    report::BwReport rep = bw_report_header(o, ex, first, clock, cpus);
-    perf::fill_cm_events(rep, cm);
-    const PacketWatch packets(first.device_name(), o.port);
+    report::BwReport rep = bw_report_header(o, session.side, ex, first, clock);
+    perf::fill_cm_events(rep, session.cm);
+    const PacketWatch packets(first.device_name(), session.side.port);
     ex.answer_stalls_with([&packets] { return to_json(packets.now()); });
 
     // 3. One run per size, between barriers; the server reports back.

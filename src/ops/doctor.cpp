@@ -160,7 +160,8 @@ void check_memlock_and_rdma_cm(const DoctorOptions& o, std::vector<Finding>& out
 {
     const std::uint64_t needed =
         o.memlock_needed ? o.memlock_needed
-                         : verbs::registered_bytes(perf::link_setup(ops::BwOptions{}, ops::BwOptions{}.sizes.front()));
+                         : verbs::registered_bytes(
+                               perf::link_setup(ops::BwOptions{}, perf::LinkSide{}, ops::BwOptions{}.sizes.front()));
     out.push_back(host::check_memlock(host::read_memlock(), needed, "a default qpscope bw test's buffers"));
 
     out.push_back(check_rdma_cm_file(host::read_device_file("/dev/infiniband/rdma_cm")));

@@ -42,8 +42,10 @@ Json path_params(const PathOptions& o)
                 {"pkey_index", k.pkey_index},       {"ack_timeout", k.ack_timeout}, {"retry_cnt", k.retry_cnt}};
 }
 
-void adopt_path(PathOptions& o, const Json& p)
+// The client's path parameters, as this server runs them.
+PathOptions adopted_path(const PathOptions& mine, const Json& p)
 {
+    PathOptions o = mine;
     const auto number = [&](const char* key, std::uint32_t min, std::uint32_t max) {
         std::uint32_t v = 0;
         try {
@@ -65,6 +67,7 @@ void adopt_path(PathOptions& o, const Json& p)
     k.pkey_index = static_cast<std::uint16_t>(number("pkey_index", 0, decode::max_pkey_index));
     k.ack_timeout = static_cast<std::uint8_t>(number("ack_timeout", 0, unsigned{decode::max_timer_code}));
     k.retry_cnt = static_cast<std::uint8_t>(number("retry_cnt", 0, decode::max_retry));
+    return o;
 }
 
 struct SideCounters {
@@ -354,27 +357,26 @@ void swap_counters(PathReport& r, net::Exchange& ex, const PathOptions& o, const
 
 PathReport run_path(const PathOptions& given)
 {
-    PathOptions o = given;
-    const bool client = !o.host.empty();
-    o.transport = IBV_QPT_UD;
-    o.op = perf::Op::send;
-    o.sizes = {perf::max_probe_bytes};
-    o.threads = 1;
+    PathOptions asked = given;  // path's test: UD sends of up to the probes' size, one thread
+    asked.transport = IBV_QPT_UD;
+    asked.op = perf::Op::send;
+    asked.sizes = {perf::max_probe_bytes};
+    asked.threads = 1;
+    const bool client = !asked.host.empty();
     const auto say = [&](const std::string& what) {
-        if (o.progress)
-            o.progress(what);
+        if (asked.progress)
+            asked.progress(what);
     };
     // 0. Everything local first, on both sides.
-    ops::preflight_side(o, 1);
+    const perf::LinkSide side = ops::preflight_side(asked, 1, perf::asked_side(asked));
 
     // 1. Connect, agree, one UD QP a side.
     Json theirs;
-    net::Exchange ex = perf::open_exchange(o, "path", path_params(o), theirs);
-    if (!client) {
-        adopt_path(o, theirs);
-        perf::check_pkey_index(o);  // the client's index, against this side's table
-    }
-    verbs::LinkSetup setup = perf::link_setup(o, perf::max_probe_bytes);
+    net::Exchange ex = perf::open_exchange(asked, "path", path_params(asked), theirs);
+    const PathOptions o = client ? asked : adopted_path(asked, theirs);
+    if (!client)
+        perf::check_pkey_index(o, side);  // the client's index, against this side's table
+    verbs::LinkSetup setup = perf::link_setup(o, side, perf::max_probe_bytes);
     setup.send_depth = 32;
     setup.recv_depth = o.pings + 1 + static_cast<std::uint32_t>(std::size(sweep_sizes)) * o.probes + o.burst;
     verbs::LinkResources res(setup);

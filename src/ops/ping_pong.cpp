@@ -26,11 +26,17 @@ namespace qps::ops {
 
 namespace {
 
-void adopt(PingPongOptions& o, const Json& p)
+// The client's test, as this server runs it.
+PingPongOptions adopted(const PingPongOptions& mine, const Json& p)
 {
+    PingPongOptions o = mine;
     perf::adopt_common(o, p);
     check_combination(o);
+    return o;
 }
+
+std::uint32_t pairs_of(const PingPongOptions& o) { return o.threads; }
+Json params_of(const PingPongOptions& o) { return perf::common_params(o); }
 
 // One side's figures of a size: with several pairs, all their samples
 // together over the span from the first pair's start to the last one's
@@ -74,10 +80,11 @@ report::LatencyStats side_figures(std::uint32_t size, const std::vector<perf::La
 
 // One QP per thread (pair t here talks to pair t of the peer), sized for
 // the largest message, connected, with receives posted for the send op.
-std::vector<std::unique_ptr<verbs::LinkResources>> connect_pairs(const PingPongOptions& o, net::Exchange& ex,
-                                                                 std::uint32_t largest, perf::CmStart& cm)
+std::vector<std::unique_ptr<verbs::LinkResources>> connect_pairs(const PingPongOptions& o, const perf::LinkSide& side,
+                                                                 net::Exchange& ex, std::uint32_t largest,
+                                                                 perf::CmStart& cm)
 {
-    auto pairs = perf::connected_qps(o, perf::link_setup(o, largest), o.threads, largest, ex, cm);
+    auto pairs = perf::connected_qps(o, perf::link_setup(o, side, largest), o.threads, largest, ex, cm);
     if (o.op == perf::Op::send)
         for (auto& pair : pairs)
             perf::prepost_receives(*pair, largest);
@@ -85,11 +92,11 @@ std::vector<std::unique_ptr<verbs::LinkResources>> connect_pairs(const PingPongO
 }
 
 // The report before any size: the test, the sides, the clock.
-report::PingPongReport ping_pong_header(const PingPongOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
-                                        const perf::Clock& clock, const std::vector<int>& cpus)
+report::PingPongReport ping_pong_header(const PingPongOptions& o, const perf::LinkSide& side, net::Exchange& ex,
+                                        const verbs::LinkResources& res, const perf::Clock& clock)
 {
     report::PingPongReport rep;
-    perf::fill_header(rep, o, ex, res, clock, cpus);
+    perf::fill_header(rep, o, side, ex, res, clock);
     rep.one_way = !perf::one_sided(o.op);
     rep.clock_why = clock.info().why;
     rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
@@ -223,32 +230,23 @@ void check_combination(const PingPongOptions& o)
 report::PingPongReport run_ping_pong(const PingPongOptions& given,
                                      const std::function<void(const report::SizeResult&)>& progress)
 {
-    PingPongOptions o = given;
+    // 0-1. Everything local first, then connect and agree on the test.
+    LinkSession<PingPongOptions> session =
+        open_session(given, TestTerms<PingPongOptions>{"ping-pong", pairs_of, params_of, adopted});
+    const PingPongOptions& o = session.test;
+    const perf::LinkSide& side = session.side;
+    const perf::Clock& clock = session.clock;
+    net::Exchange& ex = session.ex;
     const bool client = !o.host.empty();
-    // 0. Everything local first: a server checks before it listens.
-    std::vector<int> cpus = preflight_side(o, o.threads);
-    perf::CmStart cm = perf::cm_start(o);  // --cm: resolved or listening; rdma_cm's device checked too
-    if (cm.device_changed)
-        cpus = preflight_side(o, o.threads);
-    perf::pin_cpu(o.cpu);
-    const perf::Clock clock = perf::Clock::calibrate();
-
-    // 1. Connect and agree on the test: the server adopts the client's
-    //    parameters, naming any it was given that differ.
-    Json theirs;
-    net::Exchange ex = perf::open_exchange(o, "ping-pong", perf::common_params(o), theirs);
-    if (!client) {
-        adopt(o, theirs);
-        cpus = preflight_side(o, o.threads);  // the client's sizes, MTU and threads
-    }
+    const std::vector<int>& cpus = side.cpus;
 
     // 2. Resources sized for the largest message, then the endpoints.
     const std::uint32_t largest = *std::max_element(o.sizes.begin(), o.sizes.end());
-    const auto pairs = connect_pairs(o, ex, largest, cm);
+    const auto pairs = connect_pairs(o, side, ex, largest, session.cm);
     const verbs::LinkResources& res = *pairs.front();
-    report::PingPongReport rep = ping_pong_header(o, ex, res, clock, cpus);
-    perf::fill_cm_events(rep, cm);
-    const PacketWatch packets(res.device_name(), o.port);
+    report::PingPongReport rep = ping_pong_header(o, side, ex, res, clock);
+    perf::fill_cm_events(rep, session.cm);
+    const PacketWatch packets(res.device_name(), side.port);
     ex.answer_stalls_with([&packets] { return to_json(packets.now()); });
 
     // 3. One run per size, between barriers; the server reports back.

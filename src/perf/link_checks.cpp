@@ -11,30 +11,30 @@
 
 namespace qps::perf {
 
-void check_iwarp(const LinkOptions& o)
+void check_iwarp(const LinkOptions& o, const LinkSide& side)
 {
-    if (o.cm || !o.opened || o.opened->ctx->device->transport_type != IBV_TRANSPORT_IWARP)
+    if (o.cm || !side.opened || side.opened->ctx->device->transport_type != IBV_TRANSPORT_IWARP)
         return;
     throw UsageError(fmt::format("{} is an iWARP device: its QPs connect only through rdma_cm (the connection is "
                                  "a TCP stream set up by the kernel); give --cm on both sides",
-                                 o.opened->name));
+                                 side.opened->name));
 }
 
-void check_atomic_cap(const LinkOptions& o)
+void check_atomic_cap(const LinkOptions& o, const LinkSide& side)
 {
-    if (!is_atomic(o.op) || !o.opened)
+    if (!is_atomic(o.op) || !side.opened)
         return;
     ibv_device_attr da{};
-    if (int rc = ibv_query_device(o.opened->ctx.get(), &da); rc != 0)
-        throw SystemError(fmt::format("ibv_query_device({})", o.opened->name), rc);
+    if (int rc = ibv_query_device(side.opened->ctx.get(), &da); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", side.opened->name), rc);
     if (da.atomic_cap == IBV_ATOMIC_NONE)
-        throw UsageError(decode::no_atomics_text(op_name(o.op), o.opened->name));
+        throw UsageError(decode::no_atomics_text(op_name(o.op), side.opened->name));
 }
 
-void check_pkey_index(const LinkOptions& o)
+void check_pkey_index(const LinkOptions& o, const LinkSide& side)
 {
-    if (o.opened)
-        check_pkey_index(o.opened, o.port, o.knobs.pkey_index);
+    if (side.opened)
+        check_pkey_index(side.opened, side.port, o.knobs.pkey_index);
 }
 
 void check_pkey_index(const verbs::SharedDevice& device, std::uint8_t port, std::uint16_t index)

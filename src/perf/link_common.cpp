@@ -73,7 +73,7 @@ Op op_from(std::string_view name) { return value_of(op_names, name, "op"); }
 ibv_qp_type transport_from(std::string_view name) { return value_of(transport_names, name, "transport"); }
 InlineMode inline_from(std::string_view name) { return value_of(inline_names, name, "inline mode"); }
 
-std::string_view connection_name(const LinkOptions& o) { return o.cm ? "rdma_cm (--cm)" : "manual (no --cm)"; }
+std::string_view connection_name(const LinkOptions& o) { return o.cm ? "rdma_cm" : "manual"; }
 
 Json common_params(const LinkOptions& o)
 {
@@ -183,7 +183,16 @@ void check_threads(const LinkOptions& o)
                                      given(Given::cpu), *o.cpu, given(Given::threads), o.threads, given(Given::cpus)));
 }
 
-std::vector<int> worker_cpus(const LinkOptions& o)
+LinkSide asked_side(const LinkOptions& o)
+{
+    LinkSide side;
+    side.device = o.device;
+    side.port = o.port;
+    side.gid_index = o.gid_index;
+    return side;
+}
+
+std::vector<int> worker_cpus(const LinkOptions& o, const std::string& device)
 {
     const std::vector<int> allowed = host::allowed_cpus();
     if (!o.cpus.empty()) {
@@ -193,7 +202,7 @@ std::vector<int> worker_cpus(const LinkOptions& o)
     }
     if (o.threads <= 1)
         return {};
-    std::vector<int> cpus = choose_cpus(o.threads, allowed, kernel::device_local_cpus(o.device));
+    std::vector<int> cpus = choose_cpus(o.threads, allowed, kernel::device_local_cpus(device));
     if (cpus.size() < o.threads)
         throw UsageError(fmt::format("{} {} needs a CPU per thread and this process may run on CPUs {} only: "
                                      "give fewer threads, or {} to share CPUs (e.g. {} {})",
@@ -270,17 +279,17 @@ void check_atomic_sizes(const LinkOptions& o)
                                          given(Given::size)));
 }
 
-verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest)
+verbs::LinkSetup link_setup(const LinkOptions& o, const LinkSide& side, std::uint32_t largest)
 {
     verbs::LinkSetup setup;
-    setup.device = o.device;
-    setup.port = o.port;
-    setup.gid_index = o.gid_index;
+    setup.device = side.device;
+    setup.port = side.port;
+    setup.gid_index = side.gid_index;
     setup.type = o.transport;
     setup.buffer_bytes = std::max<std::uint32_t>(largest, 1);
     setup.mtu = o.mtu;
-    setup.gid_kinds = o.gid_kinds;
-    setup.opened = o.opened;
+    setup.gid_kinds = side.gid_kinds;
+    setup.opened = side.opened;
     static_cast<verbs::QpKnobs&>(setup) = o.knobs;
     setup.max_inline =
         o.inline_mode == InlineMode::off || one_sided(o.op) ? 0 : std::min<std::uint32_t>(largest, 1024);
@@ -297,8 +306,8 @@ void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::u
             fmt::format("UD messages must fit the path MTU: size {} > {} bytes (use -m or smaller sizes)", largest, mtu));
 }
 
-void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
-                 const Clock& clock, const std::vector<int>& cpus)
+void fill_header(report::LinkHeader& h, const LinkOptions& o, const LinkSide& side, net::Exchange& ex,
+                 const verbs::LinkResources& res, const Clock& clock)
 {
     h.role = o.host.empty() ? "server" : "client";
     h.peer = ex.channel().peer();
@@ -306,7 +315,7 @@ void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex,
     h.one_sided = one_sided(o.op);
     h.transport = transport_name(o.transport);
     h.device = res.device_name();
-    h.port = o.port;
+    h.port = side.port;
     h.traffic_class = res.traffic_class();
     h.sl = o.knobs.sl;
     h.flow_label = o.knobs.flow_label;
@@ -333,7 +342,7 @@ void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex,
     h.duration_s = o.duration_s;
     h.clock_source = clock.info().source;
     h.threads = o.threads;
-    h.cpus = cpus;
+    h.cpus = side.cpus;
     if (h.cpus.empty() && o.cpu)
         h.cpus = {*o.cpu};
 }

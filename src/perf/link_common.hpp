@@ -1,7 +1,8 @@
-// What ping-pong and bw share around their hot loops: the names of ops and
-// transports as they travel in the exchange, which op runs on which
-// transport, the conversion between the exchange's endpoint and the verbs
-// side's, and CPU pinning.
+// What ping-pong, bw and path share around their hot loops: what the user
+// asked for (LinkOptions, never changed once parsed and checked) apart from
+// what one side's steps decide (LinkSide), the names of ops and transports
+// as they travel in the exchange, which op runs on which transport, the
+// resources of one QP and CPU pinning.
 #pragma once
 
 #include <infiniband/verbs.h>
@@ -71,19 +72,31 @@ struct LinkOptions {
     // Test parameters the server was given explicitly: they must agree with
     // the client's, or the server names the mismatch.
     std::vector<std::string> server_explicit;
-    // Set by preflight_side on a client: the GID kinds that reach `host`, most
-    // wanted first (health::gid_kinds_for), for the GID choice.
-    std::vector<decode::GidKind> gid_kinds;
-    // Set by preflight_side: the device its checks opened, once; the test's
-    // QPs are made on it and a server's second check reuses it.
-    verbs::SharedDevice opened;
 };
+
+// What one side of a run decides before its QPs exist, from what was asked:
+// built by the steps that decide it (ops::preflight_side, cm_start) and
+// handed down to the QPs' set-up and the report. Starts as asked_side.
+struct LinkSide {
+    std::string device;                      // the device checked ("" before: the first)
+    std::uint8_t port = 1;                   // -i, or rdma_cm's
+    std::optional<std::uint32_t> gid_index;  // -x, or the GID that holds --bind
+    // The device the checks opened, once; the QPs are made on it and a
+    // server's second check reuses it.
+    verbs::SharedDevice opened;
+    // A client's: the GID kinds that reach the host, most wanted first
+    // (health::gid_kinds_for), for the GID choice.
+    std::vector<decode::GidKind> gid_kinds;
+    std::vector<int> cpus;  // the worker threads' CPUs (worker_cpus); empty: one thread, -c's
+};
+// Where a side starts: the device, port and GID index as asked.
+LinkSide asked_side(const LinkOptions& o);
 
 // The shared test parameters as they travel (flat: the exchange carries
 // scalars), and the server's adoption of the client's (OperationError
 // naming what is malformed or invalid; each test checks its combinations).
 Json common_params(const LinkOptions& o);
-// How the QPs connect, as the params carry it: "rdma_cm (--cm)" or "manual (no --cm)".
+// How the QPs connect, as the params carry it: "rdma_cm" or "manual".
 std::string_view connection_name(const LinkOptions& o);
 void adopt_common(LinkOptions& o, const Json& p);
 
@@ -130,10 +143,10 @@ inline constexpr std::uint32_t max_threads = 64;
 void check_threads(const LinkOptions& o);
 
 // The CPUs of the worker threads: --cpus as given (each one allowed), else
-// `threads` CPUs this process may run on, the NIC's NUMA node first; empty
+// `threads` CPUs this process may run on, `device`'s NUMA node first; empty
 // for one thread (-c pins it). UsageError when there are fewer allowed CPUs
 // than threads.
-std::vector<int> worker_cpus(const LinkOptions& o);
+std::vector<int> worker_cpus(const LinkOptions& o, const std::string& device);
 
 // Connects (client) or accepts one (server), then says hello and swaps the
 // test parameters: `theirs` gets the peer's. The server must adopt them.
@@ -145,8 +158,9 @@ net::Exchange open_exchange(const LinkOptions& o, std::string_view test, const J
 std::string barrier_failure(net::Exchange& ex);
 
 
-// The resources of one QP for a test whose largest message is `largest`.
-verbs::LinkSetup link_setup(const LinkOptions& o, std::uint32_t largest);
+// The resources of one QP for a test whose largest message is `largest`,
+// on the device, port and GID that `side` decided.
+verbs::LinkSetup link_setup(const LinkOptions& o, const LinkSide& side, std::uint32_t largest);
 
 // UsageError when a UD message would not fit the path MTU.
 void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::uint32_t largest);
@@ -166,10 +180,10 @@ void set_common_run(Run& run, const LinkOptions& o, std::uint32_t size, const ve
     run.silence_limit = o.timeout;
 }
 
-// The report's header from the options, the exchange, the first QP and
-// this side's threads' CPUs (preflight_side's; none: -c if given).
-void fill_header(report::LinkHeader& h, const LinkOptions& o, net::Exchange& ex, const verbs::LinkResources& res,
-                 const Clock& clock, const std::vector<int>& cpus);
+// The report's header from the options, what the side decided (its port,
+// its threads' CPUs; none: -c if given), the exchange and the first QP.
+void fill_header(report::LinkHeader& h, const LinkOptions& o, const LinkSide& side, net::Exchange& ex,
+                 const verbs::LinkResources& res, const Clock& clock);
 
 // A send WR (and its SGE) for `op` of `size` bytes from the send half, to
 // the peer's receive half; wr_id, flags and next are the caller's.

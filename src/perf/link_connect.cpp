@@ -23,9 +23,11 @@ verbs::CmTarget cm_target(const LinkOptions& o)
 
 }  // namespace
 
-CmStart cm_start(LinkOptions& o)
+CmStart cm_start(const LinkOptions& o, const LinkSide& checked)
 {
     CmStart start;
+    start.device = checked.device;
+    start.port = checked.port;
     if (!o.cm)
         return start;
     start.side = std::make_unique<verbs::CmSide>();
@@ -34,23 +36,21 @@ CmStart cm_start(LinkOptions& o)
         start.first = start.side->resolve(cm_target(o));
         chosen = verbs::cm_device_name(start.first.get());
         if (o.device_given && chosen != o.device)
-            throw UsageError(fmt::format("-d {}: rdma_cm routes {} through {} ({}), not -d {}: leave -d out, or give "
-                                         "--bind an address of {}'s netdev",
-                                         o.device, o.host, chosen,
-                                         verbs::cm_address_text(rdma_get_local_addr(start.first.get())), o.device,
-                                         o.device));
-        if (start.first->port_num != o.port)
-            o.port = start.first->port_num;
+            throw UsageError(fmt::format("{0} {1}: rdma_cm routes {2} through {3} ({4}), not {0} {1}: leave {0} "
+                                         "out, or give {5} an address of {1}'s netdev",
+                                         given(Given::device), o.device, o.host, chosen,
+                                         verbs::cm_address_text(rdma_get_local_addr(start.first.get())),
+                                         given(Given::bind)));
+        start.port = start.first->port_num;
     } else {
         start.side->listen(o.bind, o.cm_port);
         chosen = verbs::cm_device_name(start.side->listener());  // "" on every address
         if (!chosen.empty() && o.device_given && chosen != o.device)
-            throw UsageError(fmt::format("-d {}: --bind {} is an address of {}, not of -d {}", o.device, o.bind,
-                                         chosen, o.device));
+            throw UsageError(fmt::format("{0} {1}: {2} {3} is an address of {4}, not of {0} {1}", given(Given::device),
+                                         o.device, given(Given::bind), o.bind, chosen));
     }
-    if (!chosen.empty() && chosen != o.device) {
-        o.device = chosen;
-        o.opened.reset();
+    if (!chosen.empty() && chosen != checked.device) {
+        start.device = chosen;
         start.device_changed = true;
     }
     return start;

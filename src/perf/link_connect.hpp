@@ -19,13 +19,17 @@ namespace qps::perf {
 // address resolution: a client resolves its first QP's address and route
 // (ADDR_ERROR and ROUTE_ERROR named here), a server binds and listens.
 // -d must be the device rdma_cm chose (UsageError naming both); without
-// -d, o.device becomes it. Null without --cm.
+// -d, the side's device becomes it. Null without --cm.
 struct CmStart {
     std::unique_ptr<verbs::CmSide> side;
     verbs::CmId first;  // a client's first QP's ID, resolved
-    bool device_changed = false;  // o.device is now rdma_cm's: check it again
+    // What rdma_cm decided, from the side `checked`: its device (the one
+    // checked, or rdma_cm's: device_changed, check it again) and port.
+    std::string device;
+    std::uint8_t port = 1;
+    bool device_changed = false;
 };
-CmStart cm_start(LinkOptions& o);
+CmStart cm_start(const LinkOptions& o, const LinkSide& checked);
 // The header's rdma_cm events: the first QP's, up to ESTABLISHED.
 void fill_cm_events(report::LinkHeader& h, const CmStart& cm);
 

@@ -145,9 +145,9 @@ run timeout 60 "$q" ping-pong --cm 192.0.2.1 --timeout 10
 wait "$cm_server"; server_rc=$?
 expect_rc 2
 expect_err_has "connection"
-expect_err_has "rdma_cm (--cm)"
+expect_err_has "connection: local rdma_cm, remote manual (give both sides --cm, or neither)"
 expect_true "server exit 2 (got $server_rc)" test "$server_rc" = 2
-expect_true "the server names it too" grep -q "manual (no --cm)" "$cm_server_log"
+expect_true "the server names it too" grep -q "connection: local manual, remote rdma_cm (give both sides --cm, or neither)" "$cm_server_log"
 
 case_ "--cm refuses what rdma_cm decides itself, before any network step: -x, -m, --transport ud"
 run "$q" ping-pong --cm 192.0.2.1 -x 1

@@ -27,7 +27,9 @@ void parse(Parsed& p, std::vector<std::string> args, KnobSet set = KnobSet::all)
 std::string usage_error(const KnobFlags& f, bool cm, ibv_qp_type type = IBV_QPT_RC, const char* word = "rc")
 {
     try {
-        to_knobs(f, cm, type, word);
+        if (cm)
+            check_beside_cm(BesideCm(f));
+        to_knobs(f, type, word);
     } catch (const qps::UsageError& e) {
         return e.what();
     }
@@ -40,7 +42,7 @@ TEST_CASE("to_knobs: nothing given is a default QP's")
 {
     Parsed p;
     parse(p, {});
-    const qps::verbs::QpKnobs k = to_knobs(p.flags, false, IBV_QPT_RC, "rc");
+    const qps::verbs::QpKnobs k = to_knobs(p.flags, IBV_QPT_RC, "rc");
     const qps::verbs::QpKnobs d;
     CHECK(k.traffic_class == d.traffic_class);
     CHECK(k.ack_timeout == 14);
@@ -55,7 +57,7 @@ TEST_CASE("to_knobs: codes and durations, --dscp as a traffic class, the names g
     Parsed p;
     parse(p, {"--dscp", "26", "--sl", "3", "--flow-label", "7", "--pkey-index", "2", "--qp-timeout", "67ms",
               "--retry-cnt", "3", "--rnr-retry", "5", "--min-rnr-timer", "1.28ms"});
-    const qps::verbs::QpKnobs k = to_knobs(p.flags, false, IBV_QPT_RC, "rc");
+    const qps::verbs::QpKnobs k = to_knobs(p.flags, IBV_QPT_RC, "rc");
     CHECK(k.traffic_class == 104);
     CHECK(k.sl == 3);
     CHECK(k.flow_label == 7);
@@ -81,6 +83,36 @@ TEST_CASE("to_knobs: refusals name the option and why")
     p.flags.rnr_retry = 3;
     CHECK(usage_error(p.flags, false, IBV_QPT_UD, "ud") ==
           "--rnr-retry and --min-rnr-timer are the RC transport's (RNR NAKs): --transport ud has none");
+}
+
+TEST_CASE("check_beside_cm: one rule for what rdma_cm sets, the first option given named")
+{
+    Parsed p;
+    parse(p, {"--flow-label", "7"});
+    const auto refusal = [&](const BesideCm& b) {
+        try {
+            check_beside_cm(b);
+        } catch (const qps::UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    Parsed none;
+    parse(none, {});
+    CHECK(refusal(BesideCm(none.flags)).empty());
+    BesideCm b(p.flags);
+    b.transport = IBV_QPT_UD;
+    b.transport_word = "ud";
+    b.gid_index = 1u;
+    b.mtu = 1024u;
+    b.gid_hint = "each rank's address; leave -x out";
+    CHECK(refusal(b) == "--cm connects RC QPs (rdma_cm's RDMA_PS_TCP): --transport ud is not possible with it");
+    b.transport = IBV_QPT_RC;
+    CHECK(refusal(b) == "-x 1: with --cm, rdma_cm picks the GID of each rank's address; leave -x out");
+    b.gid_index.reset();
+    CHECK(refusal(b).starts_with("-m 1024: with --cm, rdma_cm sets the path MTU"));
+    b.mtu.reset();
+    CHECK(refusal(b).starts_with("--flow-label: with --cm, rdma_cm sets it on the QP"));
 }
 
 TEST_CASE("KnobSet::no_rnr (path): no RNR options; --tclass and --dscp exclude each other")

@@ -393,12 +393,12 @@ TEST_CASE("--bind: the client's source address and the server's listening addres
     CHECK(contains(thrown<TimeoutError>([&] { Channel::connect("127.0.0.2", listener.port(), 150ms); }),
                    "ECONNREFUSED"));
     CHECK(thrown<qps::UsageError>([] { Listener l(0, "192.0.2.77"); }) ==
-          "--bind 192.0.2.77: no interface of this host has that address");
+          "the source address 192.0.2.77: no interface of this host has that address");
     CHECK(thrown<qps::UsageError>([&] { Channel::connect("127.0.0.1", listener.port(), 150ms, "192.0.2.77"); }) ==
-          "--bind 192.0.2.77: no interface of this host has that address");
+          "the source address 192.0.2.77: no interface of this host has that address");
     CHECK(thrown<qps::UsageError>([] { Listener l(0, "lab-a"); }) ==
-          "--bind \"lab-a\" is not a numeric IPv4 or IPv6 address");
+          "the source address \"lab-a\" is not a numeric IPv4 or IPv6 address");
     // An IPv6 source towards an IPv4 destination: that attempt's error, named at the deadline.
     CHECK(contains(thrown<TimeoutError>([&] { Channel::connect("127.0.0.1", listener.port(), 150ms, "::1"); }),
-                   "--bind ::1 is IPv6, the destination IPv4"));
+                   "the source address ::1 is IPv6, the destination IPv4"));
 }

@@ -150,13 +150,13 @@ TEST_CASE("bw options: threads, cpus and -c are checked, each named in the core'
 TEST_CASE("worker CPUs: one thread is pinned by -c alone, --cpus outside the affinity is named")
 {
     BwOptions o;
-    CHECK(worker_cpus(o).empty());
+    CHECK(worker_cpus(o, "").empty());
     o.threads = 2;
     o.cpus = {4095};
     o.cpus.push_back(4094);
-    CHECK_THROWS_AS(worker_cpus(o), qps::UsageError);
+    CHECK_THROWS_AS(worker_cpus(o, ""), qps::UsageError);
     try {
-        worker_cpus(o);
+        worker_cpus(o, "");
     } catch (const qps::UsageError& e) {
         CHECK(std::string(e.what()).find("--cpus 4095: this process may run on CPUs") != std::string::npos);
     }

@@ -7,28 +7,47 @@ namespace qps::commands {
 
 namespace {
 
-// Every Given, and the option that gives it in every command that takes it
-// (the spelling the messages show: -s and -c as the users type them).
-constexpr std::array<std::pair<Given, std::string_view>, 18> spellings{{
-    {Given::ib_port, "--ib-port"},
-    {Given::gid_index, "--gid-index"},
-    {Given::mtu, "--mtu"},
-    {Given::send_wr, "--send-wr"},
-    {Given::recv_wr, "--recv-wr"},
-    {Given::send_sge, "--send-sge"},
-    {Given::recv_sge, "--recv-sge"},
-    {Given::cq_depth, "--cq-depth"},
-    {Given::max_inline, "--max-inline"},
-    {Given::op, "--op"},
-    {Given::transport, "--transport"},
-    {Given::size, "-s"},
-    {Given::threads, "--threads"},
-    {Given::cpus, "--cpus"},
-    {Given::cpu, "-c"},
-    {Given::device, "-d"},
-    {Given::bind, "--bind"},
-    {Given::cm, "--cm"},
+// Every Given, and the options that give it: the same one in every command
+// that takes it (-s and -c as the users type them), but where a command
+// keeps perftest's name for the thing (bw's --tx-depth and --rx-depth are
+// the queue depths qp create calls --send-wr and --recv-wr).
+struct Spelling {
+    Given given;
+    std::string_view option, perftest_name;
+};
+constexpr std::array<Spelling, given_count> spellings{{
+    {Given::ib_port, "--ib-port", {}},
+    {Given::gid_index, "--gid-index", {}},
+    {Given::mtu, "--mtu", {}},
+    {Given::send_wr, "--send-wr", "--tx-depth"},
+    {Given::recv_wr, "--recv-wr", "--rx-depth"},
+    {Given::send_sge, "--send-sge", {}},
+    {Given::recv_sge, "--recv-sge", {}},
+    {Given::cq_depth, "--cq-depth", {}},
+    {Given::max_inline, "--max-inline", {}},
+    {Given::op, "--op", {}},
+    {Given::transport, "--transport", {}},
+    {Given::size, "-s", {}},
+    {Given::threads, "--threads", {}},
+    {Given::cpus, "--cpus", {}},
+    {Given::cpu, "-c", {}},
+    {Given::device, "-d", {}},
+    {Given::bind, "--bind", {}},
+    {Given::cm, "--cm", {}},
+    {Given::post_list, "--post-list", {}},
+    {Given::cq_mod, "--cq-mod", {}},
+    {Given::qps, "--qps", {}},
+    {Given::window, "--window", {}},
 }};
+
+constexpr bool in_order()
+{
+    for (std::size_t i = 0; i < spellings.size(); ++i)
+        if (static_cast<std::size_t>(spellings[i].given) != i)
+            return false;
+    return true;
+}
+static_assert(in_order(), "spellings lists every Given, in the enum's order");
 
 // The deepest subcommand that was parsed: the command that ran.
 const CLI::App& running(const CLI::App& app)
@@ -41,21 +60,17 @@ const CLI::App& running(const CLI::App& app)
 
 }  // namespace
 
-std::string_view option_for(Given given)
-{
-    for (const auto& [g, option] : spellings)
-        if (g == given)
-            return option;
-    return {};
-}
+std::string_view option_for(Given given) { return spellings[static_cast<std::size_t>(given)].option; }
+
+std::string_view perftest_option_for(Given given) { return spellings[static_cast<std::size_t>(given)].perftest_name; }
 
 std::string spelled(const UsageError& e, const CLI::App& app)
 {
     const CLI::App& command = running(app);
     return e.naming([&](Given g) {
-        const std::string_view option = option_for(g);
-        if (!option.empty() && command.get_option_no_throw(std::string(option)) != nullptr)
-            return std::string(option);
+        for (const std::string_view option : {option_for(g), perftest_option_for(g)})
+            if (!option.empty() && command.get_option_no_throw(std::string(option)) != nullptr)
+                return std::string(option);
         return std::string(given_words(g));
     });
 }

@@ -13,8 +13,10 @@
 
 namespace qps::commands {
 
-// The option that gives it ("--send-wr").
+// The option that gives it ("--send-wr"), and the perftest name a command
+// keeps for it ("--tx-depth"; empty: none).
 std::string_view option_for(Given given);
+std::string_view perftest_option_for(Given given);
 
 // e's message as the command that ran says it: each thing the core named
 // ("the send queue depth 2000000 exceeds ...") by its option where that

@@ -30,7 +30,7 @@ std::string host_name()
 }  // namespace
 
 mesh::RankInfo local_setup(const mesh::MeshOptions& o, std::uint32_t rank, int local_rank, const std::string& parse_error,
-                     verbs::SharedDevice& opened)
+                           verbs::SharedDevice& opened, const std::function<std::string(const UsageError&)>& spell)
 {
     mesh::RankInfo info;
     info.rank = rank;
@@ -95,6 +95,8 @@ mesh::RankInfo local_setup(const mesh::MeshOptions& o, std::uint32_t rank, int l
         const ibv_port_attr attr = probe.port_attr();
         if (const auto rate = decode::link_rate(attr.active_width, attr.active_speed))
             info.rate_gbps = rate->gbps;
+    } catch (const UsageError& e) {
+        info.setup_error = spell(e);
     } catch (const std::exception& e) {
         info.setup_error = e.what();
     }

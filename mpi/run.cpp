@@ -120,10 +120,12 @@ mesh::PairSpec agree_on_plan(Run& run)
 
 // This rank checked, every rank's record, the schedule and the timeout;
 // on rank 0 the collector with the report's frame.
-std::optional<Collector> prepare_rounds(Run& run, const mesh::PairSpec& pair_spec, const std::string& parse_error)
+std::optional<Collector> prepare_rounds(Run& run, const mesh::PairSpec& pair_spec, const std::string& parse_error,
+                                        const CLI::App& app)
 {
-    const mesh::RankInfo mine = local_setup(run.options, static_cast<std::uint32_t>(run.rank), node_local_rank(), parse_error,
-                                        run.device);
+    const mesh::RankInfo mine =
+        local_setup(run.options, static_cast<std::uint32_t>(run.rank), node_local_rank(), parse_error, run.device,
+                    [&app](const UsageError& e) { return commands::spelled(e, app); });
     run.ranks = gather_ranks(mine, run.size, start_limit(run));
     run.sched = mesh::schedule(pair_spec, static_cast<std::uint32_t>(run.size));
     run.timeout =
@@ -159,7 +161,7 @@ int run(int argc, char** argv)
     if (const auto code = refuse_start(run, parse_error))
         return *code;
     const mesh::PairSpec pair_spec = agree_on_plan(run);
-    std::optional<Collector> collector = prepare_rounds(run, pair_spec, parse_error);
+    std::optional<Collector> collector = prepare_rounds(run, pair_spec, parse_error, app);
     const bool show_progress = run.rank == 0 && !run.options.quiet && ::isatty(STDERR_FILENO);
     barrier(start_limit(run), "the barrier before the first round");
 

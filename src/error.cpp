@@ -40,7 +40,11 @@ constexpr GivenEntry given_table[] = {
     {Given::cpu, "cpu", "the CPU"},
     {Given::device, "device", "the device"},
     {Given::bind, "bind", "the source address"},
-    {Given::cm, "cm", "rdma_cm's connection"},
+    {Given::cm, "cm", "the rdma_cm connection"},
+    {Given::post_list, "post_list", "the post list"},
+    {Given::cq_mod, "cq_mod", "the completion moderation"},
+    {Given::qps, "qps", "the QP count"},
+    {Given::window, "window", "the sample window"},
 };
 
 // In the enum's order, so a Given is its index.
@@ -51,7 +55,7 @@ constexpr bool in_order()
             return false;
     return true;
 }
-static_assert(in_order() && std::size(given_table) == static_cast<std::size_t>(Given::cm) + 1,
+static_assert(in_order() && std::size(given_table) == given_count,
               "given_table lists every Given, in the enum's order");
 
 const GivenEntry& entry_of(Given given)

@@ -3,6 +3,7 @@
 // 2 bad usage or input, 3 timeout or lost peer).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -35,7 +36,12 @@ enum class Given : unsigned char {
     device,      // the RDMA device asked for
     bind,        // the source address asked for
     cm,          // the QPs connect through rdma_cm
+    post_list,   // WRs posted in one call
+    cq_mod,      // WRs per signalled completion
+    qps,         // the QPs of a run
+    window,      // the span of a sample
 };
+inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::window) + 1;
 
 // Its words ("the send queue depth") and its stable name ("send_wr");
 // given_from_name: nullopt for a name no Given has.

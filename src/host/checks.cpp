@@ -276,7 +276,7 @@ std::string cpu_list_text(const std::vector<int>& cpus)
     return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ","));
 }
 
-Finding check_cpu(int cpu, const std::vector<int>& allowed, std::string_view option)
+Finding check_cpu(int cpu, const std::vector<int>& allowed, Given what)
 {
     Finding r;
     r.id = "cpu";
@@ -288,7 +288,7 @@ Finding check_cpu(int cpu, const std::vector<int>& allowed, std::string_view opt
         return r;
     }
     r.status = Status::fail;
-    r.summary = fmt::format("{} {}: this process may run on CPUs {} only", option, cpu, cpu_list_text(allowed));
+    r.summary = fmt::format("{} {}: this process may run on CPUs {} only", given(what), cpu, cpu_list_text(allowed));
     r.why = "the test pins its polling thread to that CPU";
     r.fix = fmt::format("choose one of {} (the affinity comes from taskset, cgroups or the job's allocation)",
                         cpu_list_text(allowed));
@@ -407,14 +407,15 @@ Finding check_gid_index(const std::string& device, std::uint32_t port, std::opti
         }
         r.status = Status::fail;
         r.summary = *wanted >= table_len
-                        ? fmt::format("--gid-index {} is out of range: {} has a GID table of {} entries; valid "
+                        ? fmt::format("{} {} is out of range: {} has a GID table of {} entries; valid "
                                       "indices: {}",
-                                      *wanted, where, table_len, gid_list(valid))
-                        : fmt::format("--gid-index {}: entry {} of {} is empty; valid indices: {}", *wanted,
-                                      *wanted, where, gid_list(valid));
+                                      given(Given::gid_index), *wanted, where, table_len, gid_list(valid))
+                        : fmt::format("{} {}: entry {} of {} is empty; valid indices: {}", given(Given::gid_index),
+                                      *wanted, *wanted, where, gid_list(valid));
         r.why = "the GID index picks the source address of every packet; an empty entry cannot be used";
         r.fix = valid.empty() ? "the table is empty: give the netdev an IP address (ip addr add ADDR/LEN dev NETDEV)"
-                              : fmt::format("use one of the valid indices, or leave -x out and qpscope picks one");
+                              : fmt::format("use one of the valid indices, or leave {} out and qpscope picks one",
+                                            given(Given::gid_index));
         return r;
     }
     if (!valid.empty() || !ethernet) {
@@ -440,7 +441,7 @@ Finding check_mtu(const std::string& device, std::uint32_t port, int wanted, int
     const std::string where = fmt::format("{} port {}", device, port);
     if (wanted <= active) {
         r.status = Status::ok;
-        r.summary = fmt::format("--mtu {} fits {}'s active MTU of {} bytes", mtu_bytes(wanted), where,
+        r.summary = fmt::format("{} {} fits {}'s active MTU of {} bytes", given(Given::mtu), mtu_bytes(wanted), where,
                                 mtu_bytes(active));
         return r;
     }
@@ -448,8 +449,8 @@ Finding check_mtu(const std::string& device, std::uint32_t port, int wanted, int
     for (int m = 1; m <= active; ++m)
         ok.push_back(mtu_bytes(m));
     r.status = Status::fail;
-    r.summary = fmt::format("--mtu {} is above {}'s active MTU of {} bytes; valid: {}", mtu_bytes(wanted), where,
-                            mtu_bytes(active), fmt::join(ok, ", "));
+    r.summary = fmt::format("{} {} is above {}'s active MTU of {} bytes; valid: {}", given(Given::mtu),
+                            mtu_bytes(wanted), where, mtu_bytes(active), fmt::join(ok, ", "));
     r.why = "a QP's path MTU may not exceed the port's active MTU: the modify to RTR would be refused";
     r.fix = wanted <= max ? "choose a valid MTU, or raise the link's MTU (RoCE: the netdev MTU; 'qpscope doctor' "
                             "says which)"

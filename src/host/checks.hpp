@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/error.hpp"
 #include "src/finding.hpp"
 
 namespace qps::host {
@@ -67,8 +68,9 @@ Finding check_memlock(const Memlock& m, std::uint64_t needed, const std::string&
 
 // The CPUs this process may run on (sched_getaffinity).
 std::vector<int> allowed_cpus();
-// id "cpu": `cpu` from -c/--cpu (or the option named, e.g. bw's --cpus).
-Finding check_cpu(int cpu, const std::vector<int>& allowed, std::string_view option = "--cpu");
+// id "cpu": `cpu`, the thing the user gave (-c, or a CPU of bw's --cpus),
+// marked in the summary (src/error.hpp's given): the command line spells it.
+Finding check_cpu(int cpu, const std::vector<int>& allowed, Given what = Given::cpu);
 // "0-3,6" from a sorted list.
 std::string cpu_list_text(const std::vector<int>& cpus);
 

@@ -328,22 +328,26 @@ void check_bw_options(const BwOptions& o)
     if (o.op != perf::Op::send)
         for (auto s : o.sizes)
             if (s < 1)
-                throw UsageError(fmt::format("--op {} needs sizes of at least 1 byte", perf::op_name(o.op)));
+                throw UsageError(fmt::format("{} {} needs sizes of at least 1 byte", given(Given::op),
+                                             perf::op_name(o.op)));
     if (o.tx_depth < 1 || o.tx_depth > 32768)
-        throw UsageError(fmt::format("--tx-depth {} is out of range: valid are 1..32768", o.tx_depth));
+        throw UsageError(
+            fmt::format("{} {} is out of range: valid are 1..32768", given(Given::send_wr), o.tx_depth));
     if (o.rx_depth < 1 || o.rx_depth > 32768)
-        throw UsageError(fmt::format("--rx-depth {} is out of range: valid are 1..32768", o.rx_depth));
+        throw UsageError(
+            fmt::format("{} {} is out of range: valid are 1..32768", given(Given::recv_wr), o.rx_depth));
     if (o.post_list < 1 || o.post_list > o.tx_depth)
-        throw UsageError(fmt::format("--post-list {} must be 1..--tx-depth ({})", o.post_list, o.tx_depth));
+        throw UsageError(fmt::format("{} {} must be 1..{} ({})", given(Given::post_list), o.post_list,
+                                     given(Given::send_wr), o.tx_depth));
     if (o.cq_mod > o.tx_depth)
-        throw UsageError(fmt::format("--cq-mod {} must be 1..--tx-depth ({}): one signalled WR must always be in "
-                                     "the queue",
-                                     o.cq_mod, o.tx_depth));
+        throw UsageError(fmt::format("{} {} must be 1..{} ({}): one signalled WR must always be in the queue",
+                                     given(Given::cq_mod), o.cq_mod, given(Given::send_wr), o.tx_depth));
     if (o.qps < 1 || o.qps > max_qps)
-        throw UsageError(fmt::format("--qps {} is out of range: valid are 1..{}", o.qps, max_qps));
+        throw UsageError(fmt::format("{} {} is out of range: valid are 1..{}", given(Given::qps), o.qps, max_qps));
     perf::check_threads(o);
     if (!(o.window_ms >= 0.01 && o.window_ms <= 60000))
-        throw UsageError(fmt::format("--window {} ms is out of range: valid are 0.01..60000", o.window_ms));
+        throw UsageError(
+            fmt::format("{} {} ms is out of range: valid are 0.01..60000", given(Given::window), o.window_ms));
     report::rate_unit(o.unit);
 }
 

@@ -224,7 +224,7 @@ void check_combination(const PingPongOptions& o)
     if (o.op == perf::Op::write)
         for (auto s : o.sizes)
             if (s < 1)
-                throw UsageError("--op write needs sizes of at least 1 byte");
+                throw UsageError(fmt::format("{} write needs sizes of at least 1 byte", given(Given::op)));
 }
 
 report::PingPongReport run_ping_pong(const PingPongOptions& given,

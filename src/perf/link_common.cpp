@@ -197,7 +197,7 @@ std::vector<int> worker_cpus(const LinkOptions& o, const std::string& device)
     const std::vector<int> allowed = host::allowed_cpus();
     if (!o.cpus.empty()) {
         for (int c : o.cpus)
-            throw_first_failure({host::check_cpu(c, allowed, "--cpus")});
+            throw_first_failure({host::check_cpu(c, allowed, Given::cpus)});
         return o.cpus;
     }
     if (o.threads <= 1)
@@ -303,7 +303,8 @@ void check_ud_fits(const LinkOptions& o, const verbs::LinkResources& res, std::u
     const std::uint32_t mtu = res.local().mtu;
     if (o.transport == IBV_QPT_UD && largest > mtu)
         throw UsageError(
-            fmt::format("UD messages must fit the path MTU: size {} > {} bytes (use -m or smaller sizes)", largest, mtu));
+            fmt::format("UD messages must fit the path MTU: {} {} > {} bytes (give smaller sizes, or a larger {})",
+                        given(Given::size), largest, mtu, given(Given::mtu)));
 }
 
 void fill_header(report::LinkHeader& h, const LinkOptions& o, const LinkSide& side, net::Exchange& ex,

@@ -14,10 +14,15 @@ using namespace qps::commands;
 
 namespace {
 
-const std::vector<Given> every_given{Given::ib_port,  Given::gid_index, Given::mtu,   Given::send_wr,
-                                     Given::recv_wr,  Given::send_sge,  Given::recv_sge, Given::cq_depth,
-                                     Given::max_inline, Given::op,      Given::transport, Given::size,
-                                     Given::threads,  Given::cpus,      Given::cpu};
+// Every Given, walked from the enum.
+std::vector<Given> every_given_of()
+{
+    std::vector<Given> all;
+    for (std::size_t i = 0; i < given_count; ++i)
+        all.push_back(static_cast<Given>(i));
+    return all;
+}
+const std::vector<Given> every_given = every_given_of();
 
 // Whether some command of qpscope (at any depth) has this option.
 bool some_command_has(const CLI::App& app, const std::string& option)
@@ -51,7 +56,7 @@ TEST_CASE("marks: what() says the thing in words; naming() as the caller names i
     CHECK_FALSE(given_from_name("port"));
 }
 
-TEST_CASE("spellings: one option per thing, and qpscope has each of them")
+TEST_CASE("spellings: one option per thing (and where a command keeps it, perftest's), and qpscope has each")
 {
     CLI::App app;
     GlobalOptions global;
@@ -61,6 +66,8 @@ TEST_CASE("spellings: one option per thing, and qpscope has each of them")
         const std::string option(option_for(g));
         REQUIRE_FALSE(option.empty());
         CHECK(some_command_has(app, option));
+        if (const std::string perftest(perftest_option_for(g)); !perftest.empty())
+            CHECK(some_command_has(app, perftest));
     }
 }
 
@@ -84,4 +91,9 @@ TEST_CASE("spelled: the command that ran names each thing by its option; a comma
     CHECK(spelled(wr, app2) == "--send-wr 9 exceeds rxe0's max_qp_wr of 8");
     CHECK(spelled(e, app2) ==
           "the CPU 1 pins the one thread of a run; with the thread count 3 give the CPU list, one CPU per thread");
+
+    CLI::App app3;  // bw keeps perftest's name for the send queue depth
+    app3.add_subcommand("bw")->add_option("--tx-depth", threads);
+    app3.parse(std::vector<std::string>{"bw"});
+    CHECK(spelled(wr, app3) == "--tx-depth 9 exceeds rxe0's max_qp_wr of 8");
 }

@@ -109,7 +109,8 @@ TEST_CASE("cpu: allowed or not, with the allowed list in ranges")
     const Finding bad = check_cpu(5, {0, 1});
     CHECK(bad.failed());
     CHECK(bad.cause == Cause::option);
-    CHECK(contains(bad.summary, "--cpu 5"));
+    CHECK(contains(qps::UsageError(bad.summary).what(), "the CPU 5: this process may run on"));
+    CHECK(contains(qps::UsageError(check_cpu(5, {0, 1}, qps::Given::cpus).summary).what(), "the CPU list 5:"));
     CHECK(contains(bad.summary, "CPUs 0-1 only"));
 }
 
@@ -157,7 +158,9 @@ TEST_CASE("gid index: valid, empty entry, out of range, and no -x on an empty Ro
     const Finding empty = check_gid_index("rxe0", 1, 7, valid, 1024, true);
     CHECK(empty.failed());
     CHECK(empty.cause == Cause::option);
-    CHECK(contains(empty.summary, "--gid-index 7: entry 7 of rxe0 port 1 is empty"));
+    CHECK(contains(qps::UsageError(empty.summary).what(), "the GID index 7: entry 7 of rxe0 port 1 is empty"));
+    CHECK(qps::UsageError(qps::error_line(empty)).naming([](qps::Given g) { return "<" + std::string(qps::given_name(g)) + ">"; })
+              .ends_with("or leave <gid_index> out and qpscope picks one"));
     CHECK(contains(empty.summary, "valid indices: 0 (fe80::5054:ff:fe12:3456, RoCE v1)"));
     CHECK(contains(empty.summary, "3 (::ffff:10.0.0.1, RoCE v2)"));
 
@@ -180,7 +183,7 @@ TEST_CASE("mtu: at or below the active MTU, above it with the valid list")
     const Finding high = check_mtu("rxe0", 1, 5, 3, 5);
     CHECK(high.failed());
     CHECK(high.cause == Cause::option);
-    CHECK(contains(high.summary, "--mtu 4096 is above rxe0 port 1's active MTU of 1024 bytes"));
+    CHECK(contains(qps::UsageError(high.summary).what(), "the MTU 4096 is above rxe0 port 1's active MTU of 1024 bytes"));
     CHECK(contains(high.summary, "valid: 256, 512, 1024"));
     CHECK(contains(high.fix, "netdev MTU"));
 }

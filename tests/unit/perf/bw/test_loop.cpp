@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "commands/spellings.hpp"
 #include "src/error.hpp"
 #include "src/ops/bw.hpp"
 #include "src/perf/bw/loop.hpp"
@@ -114,13 +115,16 @@ TEST_CASE("data pattern: depends on offset and size; a check names the first dif
 
 TEST_CASE("bw options: every bad value is named with what is valid")
 {
-    auto message = [](auto change) {
+    auto message = [](auto change) {  // as bw spells them
         BwOptions o;
         change(o);
         try {
             check_bw_options(o);
         } catch (const qps::UsageError& e) {
-            return std::string(e.what());
+            return e.naming([](qps::Given g) {
+                const std::string_view perftest = qps::commands::perftest_option_for(g);
+                return std::string(perftest.empty() ? qps::commands::option_for(g) : perftest);
+            });
         }
         return std::string("accepted");
     };

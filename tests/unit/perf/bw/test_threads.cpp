@@ -158,6 +158,6 @@ TEST_CASE("worker CPUs: one thread is pinned by -c alone, --cpus outside the aff
     try {
         worker_cpus(o, "");
     } catch (const qps::UsageError& e) {
-        CHECK(std::string(e.what()).find("--cpus 4095: this process may run on CPUs") != std::string::npos);
+        CHECK(std::string(e.what()).find("the CPU list 4095: this process may run on CPUs") != std::string::npos);
     }
 }

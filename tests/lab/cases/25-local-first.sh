@@ -77,7 +77,7 @@ expect_rc 2
 expect_err_has "--mtu 4096 is above rxe0 port 1's active MTU of 1024 bytes; valid: 256, 512, 1024"
 run timeout 60 "$q" bw 127.0.0.1 -c 7 --timeout 30
 expect_rc 2
-expect_err_has "--cpu 7: this process may run on CPUs"
+expect_err_has "-c 7: this process may run on CPUs"
 run timeout 60 "$q" ping-pong -x 7 --timeout 30
 expect_rc 2
 expect_err_has "--gid-index 7"

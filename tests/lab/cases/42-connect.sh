@@ -195,7 +195,7 @@ gid11=$(gid_of 0000:0000:0000:0000:0000:ffff:c000:020b)
 run timeout 30 "$q" ping-pong 192.0.2.1 -d rxe0 --bind 192.0.2.1 -x "${gid11:-9}" --timeout 10
 ip addr del 192.0.2.11/24 dev "$ndev"
 expect_rc 2
-expect_err_has "--bind 192.0.2.1 is GID index $gid192 of rxe0 port 1, and -x ${gid11:-9} was given"
+expect_err_has "--bind 192.0.2.1 is GID index $gid192 of rxe0 port 1, and --gid-index ${gid11:-9} was given"
 
 # No server listens: a client that reached its TCP step would wait there for
 # its whole --timeout (60 s). Ending in under half of it says the refusal

@@ -63,17 +63,25 @@ eventually 30 listening 18615 || bad "the server did not listen on 18615 within 
 "$q" --json bw --cm 192.0.2.1 --threads 2 -q 4 -D 10 -s 4096 --timeout 30 >"$cm_server_log.client" 2>&1 &
 cm_client=$!
 # While the sizes run: every ID of both processes, as the kernel lists them.
-cm_ids=""
+# The two views are read one after the other, so an ID may move between
+# them (a server's ID is CONNECT from the request on, and gets its QPN at
+# the accept: the rehearsal beside the hog read it both ways). The reads
+# go on until a pair agrees; the checks below then compare that pair.
+cm_ids="" reads=0
 while kill -0 "$cm_client" 2>/dev/null; do
   sleep 0.5
+  reads=$((reads + 1))
   # qpscope's view first: a sanitised start on a loaded host is the slow
   # one; the kernel's right after it.
   ours=$("$q" --json cm list 2>/dev/null)
   cm_ids=$(rdma -j res show cm_id 2>/dev/null)
-  n=$(jq '[.[] | select(.comm == "qpscope" and .state == "CONNECT")] | length' <<<"$cm_ids" 2>/dev/null || echo 0)
-  m=$(jq '[.cm_ids[] | select(.state.name == "CONNECT")] | length' <<<"$ours" 2>/dev/null || echo 0)
-  [ "${n:-0}" -ge 16 ] && [ "${m:-0}" -ge 16 ] && break
+  n=$(jq '[.[] | select(.comm == "qpscope" and .state == "CONNECT" and .lqpn)] | length' <<<"$cm_ids" 2>/dev/null || echo 0)
+  m=$(jq '[.cm_ids[] | select(.state.name == "CONNECT" and .qpn)] | length' <<<"$ours" 2>/dev/null || echo 0)
+  k=$(jq -c '[.[] | [.state, ."src-addr", ."dst-addr", .lqpn, .pid]] | unique' <<<"$cm_ids" 2>/dev/null)
+  o=$(jq -c '[.cm_ids[] | [.state.name, .local, .remote, (if .qpn then .qpn.raw else null end), .pid]] | unique' <<<"$ours" 2>/dev/null)
+  [ "${n:-0}" -ge 16 ] && [ "${m:-0}" -ge 16 ] && [ -n "$k" ] && [ "$k" = "$o" ] && break
 done
+echo "    (the views agreed at read $reads)"
 wait "$cm_client"; rc=$?
 wait "$cm_server"; server_rc=$?
 out=$(cat "$cm_server_log.client")

@@ -83,6 +83,7 @@ void build_app(CLI::App& app, GlobalOptions& global)
     register_path(app, global);
     register_explain(app, global);
     register_mesh(app, global);
+    register_watch(app, global);
     register_complete_script(app);
 }
 

@@ -49,6 +49,7 @@ void register_doctor(CLI::App& app, const GlobalOptions& global);
 void register_path(CLI::App& app, const GlobalOptions& global);
 void register_explain(CLI::App& app, const GlobalOptions& global);
 void register_mesh(CLI::App& app, const GlobalOptions& global);
+void register_watch(CLI::App& app, const GlobalOptions& global);
 
 // Builds the whole command line (used by main and by the CLI tests).
 void build_app(CLI::App& app, GlobalOptions& global);

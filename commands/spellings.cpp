@@ -9,11 +9,13 @@ namespace {
 
 // Every Given, and the options that give it: the same one in every command
 // that takes it (-s and -c as the users type them), but where a command
-// keeps perftest's name for the thing (bw's --tx-depth and --rx-depth are
-// the queue depths qp create calls --send-wr and --recv-wr).
+// keeps another name for the thing: perftest's (bw's --tx-depth and
+// --rx-depth are the queue depths qp create calls --send-wr and
+// --recv-wr), or ports' --watch SECONDS, which is watch's --interval and
+// turns the watch on.
 struct Spelling {
     Given given;
-    std::string_view option, perftest_name;
+    std::string_view option, other_name;
 };
 constexpr std::array<Spelling, given_count> spellings{{
     {Given::ib_port, "--ib-port", {}},
@@ -38,6 +40,7 @@ constexpr std::array<Spelling, given_count> spellings{{
     {Given::cq_mod, "--cq-mod", {}},
     {Given::qps, "--qps", {}},
     {Given::window, "--window", {}},
+    {Given::interval, "--interval", "--watch"},
 }};
 
 constexpr bool in_order()
@@ -62,13 +65,13 @@ const CLI::App& running(const CLI::App& app)
 
 std::string_view option_for(Given given) { return spellings[static_cast<std::size_t>(given)].option; }
 
-std::string_view perftest_option_for(Given given) { return spellings[static_cast<std::size_t>(given)].perftest_name; }
+std::string_view other_option_for(Given given) { return spellings[static_cast<std::size_t>(given)].other_name; }
 
 std::string spelled(const UsageError& e, const CLI::App& app)
 {
     const CLI::App& command = running(app);
     return e.naming([&](Given g) {
-        for (const std::string_view option : {option_for(g), perftest_option_for(g)})
+        for (const std::string_view option : {option_for(g), other_option_for(g)})
             if (!option.empty() && command.get_option_no_throw(std::string(option)) != nullptr)
                 return std::string(option);
         return std::string(given_words(g));

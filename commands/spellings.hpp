@@ -13,10 +13,11 @@
 
 namespace qps::commands {
 
-// The option that gives it ("--send-wr"), and the perftest name a command
-// keeps for it ("--tx-depth"; empty: none).
+// The option that gives it ("--send-wr"), and the other name a command
+// keeps for it: perftest's in bw ("--tx-depth"), ports' --watch, which
+// gives the interval and asks for the watch at once (empty: none).
 std::string_view option_for(Given given);
-std::string_view perftest_option_for(Given given);
+std::string_view other_option_for(Given given);
 
 // e's message as the command that ran says it: each thing the core named
 // ("the send queue depth 2000000 exceeds ...") by its option where that

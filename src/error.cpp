@@ -45,6 +45,7 @@ constexpr GivenEntry given_table[] = {
     {Given::cq_mod, "cq_mod", "the completion moderation"},
     {Given::qps, "qps", "the QP count"},
     {Given::window, "window", "the sample window"},
+    {Given::interval, "interval", "the interval between samples"},
 };
 
 // In the enum's order, so a Given is its index.

@@ -40,8 +40,9 @@ enum class Given : unsigned char {
     cq_mod,      // WRs per signalled completion
     qps,         // the QPs of a run
     window,      // the span of a sample
+    interval,    // the time between a watch's samples
 };
-inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::window) + 1;
+inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::interval) + 1;
 
 // Its words ("the send queue depth") and its stable name ("send_wr");
 // given_from_name: nullopt for a name no Given has.

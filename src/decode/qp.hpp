@@ -32,6 +32,24 @@ inline constexpr std::array<EnumEntry<int>, 8> qp_state_table{{
 static_assert(qp_state_table.size() == IBV_QPS_UNKNOWN + 1, "every ibv_qp_state");
 static_assert(values_unique<int>(qp_state_table));
 
+// What a QP in each state can do (a QP's state change, as `watch` reports it).
+struct QpStateMeaning {
+    int value;
+    std::string_view meaning;
+};
+inline constexpr std::array<QpStateMeaning, 8> qp_state_meaning_table{{
+    {IBV_QPS_RESET, "RESET: the QP holds no work and no connection; set up again from here"},
+    {IBV_QPS_INIT, "INIT: receives may be posted; nothing is sent or received yet"},
+    {IBV_QPS_RTR, "RTR: ready to receive from its peer; sends wait for RTS"},
+    {IBV_QPS_RTS, "RTS: ready to send and receive"},
+    {IBV_QPS_SQD, "SQD: the send queue is draining (or drained) for a change of attributes"},
+    {IBV_QPS_SQE, "SQE: a send failed (UD/UC): the send queue stopped, receives go on; modify it back to RTS"},
+    {IBV_QPS_ERR, "ERR: the QP failed (a failed completion, a peer gone, a port down, an asynchronous error) and "
+                  "flushes its work; it must go to RESET and be set up again"},
+    {IBV_QPS_UNKNOWN, "UNKNOWN: the device reports a state libibverbs does not know"},
+}};
+static_assert(qp_state_meaning_table.size() == qp_state_table.size(), "a meaning for every ibv_qp_state");
+
 // ibv_qp_type has gaps (RC = 2 ... UD = 4, RAW_PACKET = 8, XRC 9/10, DRIVER 0xff).
 inline constexpr std::array<EnumEntry<int>, 7> qp_type_table{{
     {IBV_QPT_RC, "RC"},

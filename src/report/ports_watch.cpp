@@ -21,8 +21,8 @@ double parse_watch_interval(std::string_view text)
     const auto [p, ec] = std::from_chars(number.data(), last, v);
     if (number.empty() || ec != std::errc{} || p != last || !std::isfinite(v) || v < min_watch_interval_s ||
         v > max_watch_interval_s)
-        throw UsageError(fmt::format("--watch '{}': give the interval in seconds, from {} to {} (e.g. 1, 0.5, 2s)",
-                                     text, min_watch_interval_s, max_watch_interval_s));
+        throw UsageError(fmt::format("{} '{}': give the interval in seconds, from {} to {} (e.g. 1, 0.5, 2s)",
+                                     given(Given::interval), text, min_watch_interval_s, max_watch_interval_s));
     return v;
 }
 

@@ -24,6 +24,15 @@ std::string lower(std::string_view s)
     return out;
 }
 
+std::string upper(std::string_view s)
+{
+    std::string out(s);
+    for (auto& c : out)
+        if (c >= 'a' && c <= 'z')
+            c = static_cast<char>(c - 'a' + 'A');
+    return out;
+}
+
 std::string join(const std::vector<std::string>& words, std::string_view sep)
 {
     std::string out;

@@ -11,6 +11,8 @@ namespace qps::util {
 std::string_view trim(std::string_view s);
 // ASCII letters in lower case; every other byte (UTF-8 'µ') unchanged.
 std::string lower(std::string_view s);
+// ASCII upper case.
+std::string upper(std::string_view s);
 // The words with `sep` between them.
 std::string join(const std::vector<std::string>& words, std::string_view sep = " ");
 // The pieces of `s` between the `sep` bytes ("a,,b" -> "a", "", "b"; "" -> none).

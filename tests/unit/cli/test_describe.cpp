@@ -64,7 +64,7 @@ TEST_CASE("the model of the command line: visible commands only")
 {
     const auto root = describe_qpscope();
     CHECK(root.name == "qpscope");
-    CHECK(names(root.subcommands) == std::vector<std::string>{"ports", "qp", "cm", "ping-pong", "bw", "doctor", "path", "explain", "mesh"});
+    CHECK(names(root.subcommands) == std::vector<std::string>{"ports", "qp", "cm", "ping-pong", "bw", "doctor", "path", "explain", "mesh", "watch"});
     const auto* qp = completion::find_command(root, {"qp"});
     REQUIRE(qp != nullptr);
     CHECK(names(qp->subcommands) ==
@@ -174,8 +174,8 @@ TEST_CASE("one_of: any case becomes the listed word; a bad value is named with t
 
 TEST_CASE("mistyped commands and options are named with the closest valid one")
 {
-    CHECK(usage_error({"prots"}) == "unknown command 'prots': did you mean 'ports'? commands are ports, qp, cm, ping-pong, bw, doctor, path, explain, mesh");
-    CHECK(usage_error({"frobnicate"}) == "unknown command 'frobnicate': commands are ports, qp, cm, ping-pong, bw, doctor, path, explain, mesh");
+    CHECK(usage_error({"prots"}) == "unknown command 'prots': did you mean 'ports'? commands are ports, qp, cm, ping-pong, bw, doctor, path, explain, mesh, watch");
+    CHECK(usage_error({"frobnicate"}) == "unknown command 'frobnicate': commands are ports, qp, cm, ping-pong, bw, doctor, path, explain, mesh, watch");
     CHECK(usage_error({"--json", "qp", "crate"}) ==
           "unknown command 'crate': did you mean 'create'? qp commands are create, modify, query, list, post, destroy");
     CHECK(usage_error({"ports", "--devcie", "x"}) == "unknown option --devcie: did you mean --device?");

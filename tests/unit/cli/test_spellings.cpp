@@ -56,7 +56,7 @@ TEST_CASE("marks: what() says the thing in words; naming() as the caller names i
     CHECK_FALSE(given_from_name("port"));
 }
 
-TEST_CASE("spellings: one option per thing (and where a command keeps it, perftest's), and qpscope has each")
+TEST_CASE("spellings: one option per thing (and another where a command keeps one), and qpscope has each")
 {
     CLI::App app;
     GlobalOptions global;
@@ -66,7 +66,7 @@ TEST_CASE("spellings: one option per thing (and where a command keeps it, perfte
         const std::string option(option_for(g));
         REQUIRE_FALSE(option.empty());
         CHECK(some_command_has(app, option));
-        if (const std::string perftest(perftest_option_for(g)); !perftest.empty())
+        if (const std::string perftest(other_option_for(g)); !perftest.empty())
             CHECK(some_command_has(app, perftest));
     }
 }

@@ -76,7 +76,7 @@ TEST_CASE("watch interval: seconds, with a clear error for anything else")
             FAIL("accepted");
         } catch (const UsageError& e) {
             const std::string m = e.what();
-            CHECK(m.find(fmt::format("--watch '{}'", bad)) != std::string::npos);
+            CHECK(m.find(fmt::format("the interval between samples '{}'", bad)) != std::string::npos);
             CHECK(m.find("from 0.01 to 86400") != std::string::npos);
             CHECK(m.find('\n') == std::string::npos);
         }

@@ -122,7 +122,7 @@ TEST_CASE("bw options: every bad value is named with what is valid")
             check_bw_options(o);
         } catch (const qps::UsageError& e) {
             return e.naming([](qps::Given g) {
-                const std::string_view perftest = qps::commands::perftest_option_for(g);
+                const std::string_view perftest = qps::commands::other_option_for(g);
                 return std::string(perftest.empty() ? qps::commands::option_for(g) : perftest);
             });
         }

@@ -1,0 +1,61 @@
+// `qpscope watch`: every change on the host's RDMA as it happens (async
+// events, devices, ports, GIDs, counters, QPs and rdma_cm IDs), one line
+// each, or JSON Lines with --json.
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+#include "commands/app.hpp"
+#include "commands/emit.hpp"
+#include "commands/option_values.hpp"
+#include "formatters/watch.hpp"
+#include "src/ops/watch.hpp"
+
+namespace qps::commands {
+
+namespace {
+
+struct WatchOptions {
+    std::string device;
+    std::string interval = "1";  // SECONDS between looks
+    std::uint64_t count = 0;     // looks; 0: until interrupted
+};
+
+}  // namespace
+
+void register_watch(CLI::App& app, const GlobalOptions& global)
+{
+    auto opts = std::make_shared<WatchOptions>();
+    CLI::App* cmd = app.add_subcommand(
+        "watch", "Report every change on this host's RDMA as it happens, with what it means: asynchronous events "
+                 "(PORT_ERR, GID_CHANGE, ...), devices added or removed, port states, GID table entries, error "
+                 "counters that rose and each port's packet rate, QPs of every process created, destroyed, "
+                 "changing state or stalled, rdma_cm IDs changing state. One line each; --json: JSON Lines");
+    add_device_option(cmd, opts->device, DeviceUse::filter);
+    cmd->add_option("--interval", opts->interval,
+                    "Look at the devices, QPs and counters every SECONDS (e.g. 1, 0.5; default 1); events are "
+                    "reported as they come in between")
+        ->type_name("SECONDS");
+    cmd->add_option("--count", opts->count, "Stop after N looks (for scripts and cron)")
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}))
+        ->type_name("N");
+    cmd->callback([opts, &global] {
+        ops::WatchQuery query;
+        query.device = opts->device;
+        query.interval_s = report::parse_watch_interval(opts->interval);
+        query.looks = opts->count;
+        const formatters::PrinterOptions po = global.printer();
+        if (po.json) {
+            auto printer = formatters::make_json_lines_printer(std::cout);
+            ops::watch_host(query, [&](const watch::WatchRecord& r) {
+                print_document(*printer, "watch", [&](formatters::Printer& p) { formatters::render_watch_record(r, p); });
+            });
+            return;
+        }
+        ops::watch_host(query, [&](const watch::WatchRecord& r) {
+            std::cout << formatters::watch_line(r, po.color) << '\n' << std::flush;
+        });
+    });
+}
+
+}  // namespace qps::commands

@@ -1,0 +1,218 @@
+#include "src/ops/watch.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fmt/format.h>
+#include <map>
+#include <poll.h>
+#include <set>
+#include <vector>
+
+#include "src/error.hpp"
+#include "src/kernel/rdma_netlink.hpp"
+#include "src/net/interrupt.hpp"
+#include "src/report/ports.hpp"
+#include "src/verbs/async_events.hpp"
+#include "src/verbs/discovery.hpp"
+
+namespace qps::ops {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+using wall_clock = std::chrono::system_clock;
+using decode::Severity;
+using watch::WatchKind;
+using watch::WatchRecord;
+
+// The devices the watch holds a context of, for their events and looks.
+class Devices {
+public:
+    Devices(std::string only, const std::function<void(const WatchRecord&)>& emit) : only_(std::move(only)), emit_(emit) {}
+
+    // Opens the devices listed now and closes those no longer listed (a
+    // driver may wait for its users to close before it lets a device go).
+    void sync()
+    {
+        std::vector<verbs::ListedDevice> listed;
+        try {
+            listed = verbs::list_devices();
+        } catch (const OperationError&) {
+            // none on the host now: every context closes, the watch goes on
+        }
+        std::set<std::string> names;
+        for (const auto& d : listed)
+            if (only_.empty() || d.name == only_)
+                names.insert(d.name);
+        for (auto it = open_.begin(); it != open_.end();)
+            it = names.count(it->first) ? std::next(it) : open_.erase(it);
+        for (const auto& name : names) {
+            if (open_.count(name) || lost_.count(name))
+                continue;
+            try {
+                verbs::OpenDevice d = verbs::open_device(name);
+                verbs::make_events_nonblocking(d.ctx.get());
+                open_.emplace(name, std::move(d));
+                refused_.erase(name);
+            } catch (const std::runtime_error& e) {
+                if (refused_.insert(name).second)
+                    emit_(watch::watch_record(WatchKind::look_failed, Severity::warning, name,
+                                              fmt::format("cannot open {} for its events and ports: {}", name,
+                                                          e.what()),
+                                              wall_clock::now()));
+            }
+        }
+        // A device that left and came back under the same name is watched again.
+        for (auto it = lost_.begin(); it != lost_.end();)
+            it = names.count(*it) ? std::next(it) : lost_.erase(it);
+    }
+
+    std::vector<verbs::DeviceSnapshot> snapshots()
+    {
+        std::vector<verbs::DeviceSnapshot> out;
+        for (auto it = open_.begin(); it != open_.end();) {
+            try {
+                out.push_back(verbs::snapshot_device(it->second, std::nullopt, verbs::Detail::tables));
+                unreadable_.erase(it->first);
+                ++it;
+            } catch (const std::runtime_error& e) {
+                // Said once; the context is opened again at the next look.
+                if (unreadable_.insert(it->first).second)
+                    emit_(watch::watch_record(WatchKind::look_failed, Severity::warning, it->first,
+                                              fmt::format("reading {} failed: {}", it->first, e.what()),
+                                              wall_clock::now()));
+                it = open_.erase(it);
+            }
+        }
+        return out;
+    }
+
+    // Waits for events until `due` or an interrupt; true when interrupted.
+    bool wait_for_events(steady::time_point due)
+    {
+        for (;;) {
+            if (net::interrupt_pending())
+                return true;
+            const auto left = due - steady::now();
+            if (left <= steady::duration::zero())
+                return false;
+            std::vector<pollfd> fds{{net::interrupt_fd(), POLLIN, 0}};
+            std::vector<std::string> names;
+            for (const auto& [name, d] : open_) {
+                fds.push_back({d.ctx->async_fd, POLLIN, 0});
+                names.push_back(name);
+            }
+            const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+            const int n = ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long long>(ms, 60'000)));
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                throw SystemError("poll (waiting for the devices' events)", errno);
+            }
+            for (std::size_t i = 1; i < fds.size(); ++i)
+                if (fds[i].revents != 0)
+                    read_events(names[i - 1]);
+        }
+    }
+
+private:
+    using Open = std::map<std::string, verbs::OpenDevice>;
+
+    void read_events(const std::string& name)
+    {
+        auto it = open_.find(name);
+        if (it == open_.end())
+            return;
+        const verbs::AsyncRead got = verbs::read_async_events(it->second.ctx.get());
+        bool fatal = false;
+        for (const auto& e : got.events) {
+            emit_(watch::async_event_record(name, e.type, e.port, wall_clock::now()));
+            fatal = fatal || e.type == IBV_EVENT_DEVICE_FATAL;
+        }
+        if (got.ended)
+            lose(it, fmt::format("its event file failed: {}", std::strerror(*got.ended)));
+        else if (fatal)
+            lose(it, "it reported DEVICE_FATAL");
+    }
+
+    void lose(Open::iterator& it, const std::string& why)
+    {
+        emit_(watch::watch_record(WatchKind::device_lost, Severity::error, it->first,
+                                  fmt::format("the watch of {} ended: {}", it->first, why), wall_clock::now()));
+        lost_.insert(it->first);
+        it = open_.erase(it);
+    }
+
+    std::string only_;
+    const std::function<void(const WatchRecord&)>& emit_;
+    Open open_;
+    std::set<std::string> refused_, unreadable_, lost_;  // each said once
+};
+
+template <class T, class F>
+void keep_device(std::vector<T>& v, const std::string& device, F name_of)
+{
+    if (!device.empty())
+        v.erase(std::remove_if(v.begin(), v.end(), [&](const T& x) { return name_of(x) != device; }), v.end());
+}
+
+watch::HostLook look_at(Devices& devices, const std::string& only)
+{
+    watch::HostLook look;
+    devices.sync();
+    look.ports = report::build_ports_report(devices.snapshots());
+    try {
+        look.qps = kernel::list_kernel_qps();
+        keep_device(*look.qps, only, [](const kernel::KernelQp& q) { return q.dev_name; });
+    } catch (const std::runtime_error& e) {
+        look.qps_error = e.what();
+    }
+    try {
+        look.cm_ids = kernel::list_cm_ids();
+        keep_device(*look.cm_ids, only, [](const kernel::KernelCmId& c) { return c.dev_name; });
+    } catch (const std::runtime_error& e) {
+        look.cm_ids_error = e.what();
+    }
+    return look;
+}
+
+}  // namespace
+
+void watch_host(const WatchQuery& query, const std::function<void(const WatchRecord&)>& emit)
+{
+    if (!query.device.empty())
+        verbs::resolve_device(query.device);  // UsageError naming the devices there are
+    const auto interval =
+        std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(query.interval_s));
+    Devices devices(query.device, emit);
+    watch::HostWatch host;
+    std::string why = "interrupted";
+    steady::time_point due = steady::now();
+    for (std::uint64_t n = 0;; ++n) {
+        if (query.looks != 0 && n == query.looks) {
+            why = fmt::format("{} look{} taken (--count)", n, n == 1 ? "" : "s");
+            break;
+        }
+        if (n > 0) {
+            due += interval;
+            // A slow look (a loaded host) skips the ticks it overran.
+            if (const auto now = steady::now(); due < now)
+                due += interval * ((now - due) / interval + 1);
+            if (devices.wait_for_events(due))
+                break;
+        }
+        if (net::interrupt_pending())
+            break;
+        const watch::HostLook look = look_at(devices, query.device);
+        for (const auto& r : host.next(look, steady::now(), wall_clock::now()))
+            emit(r);
+    }
+    if (net::interrupt_pending())
+        why = net::interrupt_reason();
+    emit(watch::watch_record(WatchKind::stopped, Severity::info, "", why, wall_clock::now()));
+    net::clear_interrupt();  // Ctrl-C / SIGTERM end the watch: its normal end
+}
+
+}  // namespace qps::ops

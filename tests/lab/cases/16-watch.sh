@@ -1,0 +1,109 @@
+# Lab cases: `qpscope watch` while things happen on the host: rxe0's netdev
+# down and up (PORT_ERR, then PORT_ACTIVE), an address added and removed
+# (GID_CHANGE, the GID entry by index), a QP created, moved and destroyed
+# (with its owner), a device added and deleted (`rdma link delete` not held
+# up by the watch's context); every JSON line valid against
+# docs/schema/watch.schema.json; SIGTERM ends it with exit 0. Each step
+# waits for the record of the one before (an order of events); the
+# `eventually` bounds only catch a hang.
+# Sourced by tests/lab/run-all with $q and $here set.
+source "$here/schema-lib.sh"
+
+w_out=$(mktemp)
+w_has() { jq -e -s "$1" "$w_out" >/dev/null 2>&1; }  # a jq filter over every line so far
+w_get() { jq -r -s "$1" "$w_out"; }
+"$q" --json watch --interval 0.5 >"$w_out" 2>"$w_out.err" &
+w_pid=$!
+
+case_ "watch (no -d): the first record says what is watched"
+expect_true "a started record within 60 s" eventually 60 w_has 'any(.kind == "started")'
+expect_true "started first, naming rxe0" w_has '.[0].kind == "started" and (.[0].detail | test("rxe0"))'
+expect_true "the watch holds a context of rxe0 (its uverbs file)" \
+  eventually 30 bash -c 'ls -l /proc/$1/fd | grep -q /dev/infiniband/uverbs' _ "$w_pid"
+
+case_ "watch: veth0 down, up 2 s after PORT_ERR was seen: PORT_ERR then PORT_ACTIVE, 2 s or more apart"
+ip link set veth0 down
+expect_true "PORT_ERR of rxe0 port 1 within 60 s" \
+  eventually 60 w_has 'any(.kind == "async_event" and .event.name == "PORT_ERR" and .device == "rxe0" and .port == 1)'
+sleep 2
+ip link set veth0 up
+expect_true "PORT_ACTIVE of rxe0 port 1 within 60 s" \
+  eventually 60 w_has 'any(.kind == "async_event" and .event.name == "PORT_ACTIVE" and .device == "rxe0" and .port == 1)'
+expect_true "PORT_ERR before PORT_ACTIVE, their times 2 s or more apart" python3 -c '
+import json, sys
+from datetime import datetime
+rs = [json.loads(l) for l in open(sys.argv[1])]
+ev = [(i, r) for i, r in enumerate(rs) if r["kind"] == "async_event" and r["device"] == "rxe0"]
+err = next((i, r) for i, r in ev if r["event"]["name"] == "PORT_ERR")
+act = next((i, r) for i, r in ev if r["event"]["name"] == "PORT_ACTIVE" and i > err[0])
+t = lambda r: datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00"))
+gap = (t(act[1]) - t(err[1])).total_seconds()
+assert gap >= 2.0, gap
+assert err[1]["severity"] == "error" and act[1]["severity"] == "info"
+assert "left ACTIVE" in err[1]["meaning"], err[1]["meaning"]
+print("apart", gap, "s", file=sys.stderr)' "$w_out"
+expect_true "rxe0's link_downed rose, explained as doctor explains it" \
+  eventually 60 w_has 'any(.kind == "counter_rose" and .device == "rxe0" and .subject == "link_downed" and (.meaning | test("link went down")))'
+# Later cases need rxe0 as it was: ACTIVE, with its IPv4 GID.
+eventually 60 bash -c '"$1" --json ports -d rxe0 | jq -e ".devices[0].ports[0].state.name == \"ACTIVE\" and any(.devices[0].ports[0].gids[]; .ipv4 == \"192.0.2.1\")"' _ "$q" >/dev/null ||
+  bad "rxe0 did not come back ACTIVE with 192.0.2.1 within 60 s"
+
+case_ "watch: an address added and removed on veth0: GID_CHANGE, and the entry named by its index"
+ip addr add 198.51.100.77/24 dev veth0
+expect_true "gid_added for 198.51.100.77 within 60 s" \
+  eventually 60 w_has 'any(.kind == "gid_added" and .device == "rxe0" and .port == 1 and (.detail | test("198\\.51\\.100\\.77")))'
+expect_true "a GID_CHANGE event came" w_has 'any(.kind == "async_event" and .event.name == "GID_CHANGE" and .device == "rxe0")'
+index=$(w_get '[.[] | select(.kind == "gid_added" and (.detail | test("198\\.51\\.100\\.77")))][0].index')
+ip addr del 198.51.100.77/24 dev veth0
+expect_true "gid_removed at the same index ($index) within 60 s" \
+  eventually 60 w_has "any(.kind == \"gid_removed\" and .device == \"rxe0\" and .index == $index and (.detail | test(\"198\\\\.51\\\\.100\\\\.77\")))"
+
+case_ "watch: a QP created, moved to INIT and destroyed, each named with its owner"
+run "$q" --json qp create -d rxe0
+expect_rc 0
+qpn=$(jq -r '.qps[0].qpn.raw' <<<"$out")
+holder=$(rdma -j resource show qp | jq -r --argjson n "$qpn" '.[] | select(.lqpn == $n) | .pid')
+expect_true "qp_created for QP $qpn with the holder's pid ($holder)" \
+  eventually 60 w_has "any(.kind == \"qp_created\" and .qpn == $qpn and .pid == $holder and .comm == \"qpscope-holder\" and .qp_type.name == \"RC\")"
+run "$q" qp modify "$qpn" --state init --ib-port 1 --pkey-index 0 --access local_write
+expect_rc 0
+expect_true "qp_state RESET -> INIT" \
+  eventually 60 w_has "any(.kind == \"qp_state\" and .qpn == $qpn and .from.name == \"RESET\" and .to.name == \"INIT\")"
+run "$q" qp destroy "$qpn"
+expect_rc 0
+expect_true "qp_destroyed" eventually 60 w_has "any(.kind == \"qp_destroyed\" and .qpn == $qpn and .pid == $holder)"
+
+case_ "watch: a device added and deleted: named each time; the delete is not held up; the watch goes on"
+ip link add veth8 type veth peer name veth9
+ip link set veth8 up
+ip link set veth9 up
+rdma link add rxw8 type rxe netdev veth8
+expect_true "device_added rxw8 within 60 s" eventually 60 w_has 'any(.kind == "device_added" and .device == "rxw8" and .source == "device_list")'
+expect_true "the watch holds two uverbs files now" \
+  eventually 30 bash -c '[ "$(ls -l /proc/$1/fd | grep -c /dev/infiniband/uverbs)" -ge 2 ]' _ "$w_pid"
+run timeout 60 rdma link delete rxw8
+expect_rc 0
+expect_true "device_removed rxw8" eventually 60 w_has 'any(.kind == "device_removed" and .device == "rxw8")'
+expect_true "the watch still runs" kill -0 "$w_pid"
+ip link del veth8 2>/dev/null
+
+case_ "watch: SIGTERM ends it with exit 0, its last record says so; every line is valid"
+kill -TERM "$w_pid"
+eventually 60 _not_running "$w_pid" || { kill -9 "$w_pid"; bad "watch did not end within 60 s of SIGTERM"; }
+wait "$w_pid"; rc=$?
+out=$(tail -c 2000 "$w_out"); err=$(cat "$w_out.err")
+expect_rc 0
+expect_true "the last record is stopped, interrupted by SIGTERM" \
+  w_has '.[-1].kind == "stopped" and .[-1].detail == "interrupted by SIGTERM"'
+expect_true "nothing on stderr" test -z "$err"
+expect_valid_file watch "$w_out" --lines
+rm -f "$w_out" "$w_out.err"
+
+case_ "watch -d rxe0 --count 2, text: one line a record, started first, stopped last"
+run "$q" watch -d rxe0 --count 2 --interval 0.2
+expect_rc 0
+expect_true "started names only rxe0" bash -c 'head -1 <<<"$1" | grep -q "started .*1 device (rxe0)"' _ "$out"
+expect_true "stopped after 2 looks" bash -c 'tail -1 <<<"$1" | grep -q "stopped .*2 looks taken (--count)"' _ "$out"
+run "$q" watch -d nosuch0
+expect_rc 2; expect_err_lines 1; expect_err_has "nosuch0"
+sch_done

@@ -9,6 +9,9 @@
 # Sourced by tests/lab/run-all with $q and $here set.
 source "$here/schema-lib.sh"
 
+# rxe0's netdev: veth0 in the one-host lab, eth0 on host A of two.
+nd=$(rdma -j link show rxe0/1 | jq -r '.[0].netdev')
+[ -n "$nd" ] && [ "$nd" != null ] || bad "rdma link show rxe0/1 names no netdev"
 w_out=$(mktemp)
 w_has() { jq -e -s "$1" "$w_out" >/dev/null 2>&1; }  # a jq filter over every line so far
 w_get() { jq -r -s "$1" "$w_out"; }
@@ -21,12 +24,12 @@ expect_true "started first, naming rxe0" w_has '.[0].kind == "started" and (.[0]
 expect_true "the watch holds a context of rxe0 (its uverbs file)" \
   eventually 30 bash -c 'ls -l /proc/$1/fd | grep -q /dev/infiniband/uverbs' _ "$w_pid"
 
-case_ "watch: veth0 down, up 2 s after PORT_ERR was seen: PORT_ERR then PORT_ACTIVE, 2 s or more apart"
-ip link set veth0 down
+case_ "watch: rxe0's netdev ($nd) down, up 2 s after PORT_ERR was seen: PORT_ERR then PORT_ACTIVE, 2 s or more apart"
+ip link set "$nd" down
 expect_true "PORT_ERR of rxe0 port 1 within 60 s" \
   eventually 60 w_has 'any(.kind == "async_event" and .event.name == "PORT_ERR" and .device == "rxe0" and .port == 1)'
 sleep 2
-ip link set veth0 up
+ip link set "$nd" up
 expect_true "PORT_ACTIVE of rxe0 port 1 within 60 s" \
   eventually 60 w_has 'any(.kind == "async_event" and .event.name == "PORT_ACTIVE" and .device == "rxe0" and .port == 1)'
 expect_true "PORT_ERR before PORT_ACTIVE, their times 2 s or more apart" python3 -c '
@@ -44,17 +47,17 @@ assert "left ACTIVE" in err[1]["meaning"], err[1]["meaning"]
 print("apart", gap, "s", file=sys.stderr)' "$w_out"
 expect_true "rxe0's link_downed rose, explained as doctor explains it" \
   eventually 60 w_has 'any(.kind == "counter_rose" and .device == "rxe0" and .subject == "link_downed" and (.meaning | test("link went down")))'
-# Later cases need rxe0 as it was: ACTIVE, with its IPv4 GID.
+# Later cases need rxe0 as it was: ACTIVE, with its IPv4 GID (192.0.2.1 on A).
 eventually 60 bash -c '"$1" --json ports -d rxe0 | jq -e ".devices[0].ports[0].state.name == \"ACTIVE\" and any(.devices[0].ports[0].gids[]; .ipv4 == \"192.0.2.1\")"' _ "$q" >/dev/null ||
   bad "rxe0 did not come back ACTIVE with 192.0.2.1 within 60 s"
 
-case_ "watch: an address added and removed on veth0: GID_CHANGE, and the entry named by its index"
-ip addr add 198.51.100.77/24 dev veth0
+case_ "watch: an address added and removed on $nd: GID_CHANGE, and the entry named by its index"
+ip addr add 198.51.100.77/24 dev "$nd"
 expect_true "gid_added for 198.51.100.77 within 60 s" \
   eventually 60 w_has 'any(.kind == "gid_added" and .device == "rxe0" and .port == 1 and (.detail | test("198\\.51\\.100\\.77")))'
 expect_true "a GID_CHANGE event came" w_has 'any(.kind == "async_event" and .event.name == "GID_CHANGE" and .device == "rxe0")'
 index=$(w_get '[.[] | select(.kind == "gid_added" and (.detail | test("198\\.51\\.100\\.77")))][0].index')
-ip addr del 198.51.100.77/24 dev veth0
+ip addr del 198.51.100.77/24 dev "$nd"
 expect_true "gid_removed at the same index ($index) within 60 s" \
   eventually 60 w_has "any(.kind == \"gid_removed\" and .device == \"rxe0\" and .index == $index and (.detail | test(\"198\\\\.51\\\\.100\\\\.77\")))"
 

@@ -305,7 +305,7 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
         }
     };
 
-    if (!last_) {
+    if (!last_ports_) {
         std::size_t ports = 0;
         for (const auto& d : look.ports.devices)
             ports += d.ports.size();
@@ -324,7 +324,7 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
         r.meaning = "what the watch sees at its start; from now on each change is a record";
         out.push_back(std::move(r));
     } else {
-        const report::PortsReport& before = last_->ports;
+        const report::PortsReport& before = *last_ports_;
         for (const auto& d : before.devices)
             if (!find_device(look.ports, d.name)) {
                 WatchRecord r = record(WatchKind::device_removed, WatchSource::device_list, Severity::warning, ts);
@@ -415,7 +415,7 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
         last_cm_ids_ = look.cm_ids;
     }
 
-    last_ = look;
+    last_ports_ = look.ports;
     last_time_ = now;
     return out;
 }

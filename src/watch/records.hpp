@@ -108,7 +108,7 @@ public:
                                   std::chrono::system_clock::time_point wall);
 
 private:
-    std::optional<HostLook> last_;
+    std::optional<report::PortsReport> last_ports_;  // the QPs and IDs are kept apart: a look may fail to read them
     std::optional<std::chrono::steady_clock::time_point> last_time_;
     std::optional<std::vector<kernel::KernelQp>> last_qps_;        // the last look that read them
     std::optional<std::vector<kernel::KernelCmId>> last_cm_ids_;

@@ -22,8 +22,32 @@ case_() {
   current=$1; echo "-- $current"
 }
 
+# A CI run once failed 384 checks in a row with "exit code 1, stderr 0
+# lines": every redirection into the scratch directory failed (it was gone,
+# or its disk full). run makes it again if it is gone, and the first failed
+# check says either, so the checks report their own results, not the
+# machine's. (Builtins only on the way of a passing check: a process start
+# is what the emulated lab spends its CPU on.)
+_scratch_said=''
+_scratch_gone() {
+  mkdir -p "$_scratch"
+  [ -n "$_scratch_said" ] && return
+  _scratch_said=1
+  bad "the tests' scratch directory $_scratch vanished (something else on this machine removed it); made again"
+}
+_disk_note() {  # once, from bad: a full disk is the machine's fault, not the check's
+  local free
+  [ -n "$_scratch_said" ] && return
+  free=$(df -Pk "$_scratch" 2>/dev/null | awk 'NR == 2 {print $4}')
+  if [ -n "$free" ] && [ "$free" -lt 10240 ]; then
+    _scratch_said=1
+    echo "        NOTE: the disk of $_scratch has ${free} KiB free: this and later checks may fail for want of room"
+  fi
+}
+
 # run CMD...: runs it, keeping stdout in $out, stderr in $err, exit code in $rc.
 run() {
+  [ -d "$_scratch" ] || _scratch_gone
   "$@" >"$_scratch/out" 2>"$_scratch/err"
   rc=$?
   _read_file out "$_scratch/out"
@@ -52,6 +76,7 @@ skip() { skipped=$((skipped + 1)); skipped_names+=("$current: $*"); echo "   ski
 bad()  {
   failed=$((failed + 1)); failed_names+=("$current: $*"); [ -n "${LAB_CLOCK:-}" ] && _clock=" [+$((SECONDS - _case_started)) s]"; echo "   FAIL $current: $*$_clock"
   echo "        rc=${rc-}"; echo "        stdout: ${out:0:2000}" | head -20; echo "        stderr: ${err:0:2000}" | head -20
+  _disk_note
 }
 
 # expect_rc N: the last run exited with N.
@@ -68,6 +93,7 @@ expect_err_lines() {
 # to stderr (e.g. a Python assertion) are shown under the FAIL line.
 expect_true() {
   local d=$1; shift
+  [ -d "$_scratch" ] || _scratch_gone
   if "$@" 2>"$_scratch/why"; then ok "$d"; return; fi
   bad "$d"
   tail -n 5 "$_scratch/why" | cut -c1-600 | sed 's/^/        why: /'

@@ -41,6 +41,7 @@ constexpr std::array<Spelling, given_count> spellings{{
     {Given::qps, "--qps", {}},
     {Given::window, "--window", {}},
     {Given::interval, "--interval", "--watch"},
+    {Given::listen, "--prometheus", {}},
 }};
 
 constexpr bool in_order()

@@ -19,6 +19,7 @@ struct WatchOptions {
     std::string device;
     std::string interval = "1";  // SECONDS between looks
     std::uint64_t count = 0;     // looks; 0: until interrupted
+    std::string prometheus;      // ADDR:PORT to serve /metrics on (when --prometheus is given)
 };
 
 }  // namespace
@@ -39,11 +40,19 @@ void register_watch(CLI::App& app, const GlobalOptions& global)
     cmd->add_option("--count", opts->count, "Stop after N looks (for scripts and cron)")
         ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000}))
         ->type_name("N");
-    cmd->callback([opts, &global] {
+    CLI::Option* prometheus = cmd->add_option("--prometheus", opts->prometheus,
+                    "Also serve the metrics of each look on http://ADDR:PORT/metrics for Prometheus while the watch "
+                    "runs: the port and counter metrics that ports writes for Prometheus, QPs by state and owner, "
+                    "rdma_cm IDs by state, records by kind. PORT alone listens on 127.0.0.1 (IPv4 only); PORT 0 "
+                    "takes a free one (the started record says which)")
+        ->type_name("ADDR:PORT");
+    cmd->callback([opts, prometheus, &global] {
         ops::WatchQuery query;
         query.device = opts->device;
         query.interval_s = report::parse_watch_interval(opts->interval);
         query.looks = opts->count;
+        if (prometheus->count() > 0)  // given, even as '' (an error, not "none")
+            query.metrics_at = watch::parse_listen_address(opts->prometheus);
         const formatters::PrinterOptions po = global.printer();
         if (po.json) {
             auto printer = formatters::make_json_lines_printer(std::cout);

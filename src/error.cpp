@@ -46,6 +46,7 @@ constexpr GivenEntry given_table[] = {
     {Given::qps, "qps", "the QP count"},
     {Given::window, "window", "the sample window"},
     {Given::interval, "interval", "the interval between samples"},
+    {Given::listen, "listen", "the metrics address"},
 };
 
 // In the enum's order, so a Given is its index.

@@ -41,8 +41,9 @@ enum class Given : unsigned char {
     qps,         // the QPs of a run
     window,      // the span of a sample
     interval,    // the time between a watch's samples
+    listen,      // where a watch serves its metrics
 };
-inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::interval) + 1;
+inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::listen) + 1;
 
 // Its words ("the send queue depth") and its stable name ("send_wr");
 // given_from_name: nullopt for a name no Given has.

@@ -16,6 +16,7 @@
 #include "src/report/ports.hpp"
 #include "src/verbs/async_events.hpp"
 #include "src/verbs/discovery.hpp"
+#include "src/watch/metrics.hpp"
 
 namespace qps::ops {
 
@@ -186,7 +187,23 @@ void watch_host(const WatchQuery& query, const std::function<void(const WatchRec
         verbs::resolve_device(query.device);  // UsageError naming the devices there are
     const auto interval =
         std::chrono::duration_cast<steady::duration>(std::chrono::duration<double>(query.interval_s));
-    Devices devices(query.device, emit);
+    std::optional<watch::MetricsExporter> exporter;
+    if (query.metrics_at)
+        exporter.emplace(*query.metrics_at);
+    watch::RecordTally tally;
+    // Every record goes out through here: counted for the metrics, and the
+    // started record says where they are served.
+    const std::function<void(const WatchRecord&)> write = [&](const WatchRecord& r) {
+        tally.count(r);
+        if (exporter && r.kind == WatchKind::started) {
+            WatchRecord s = r;
+            s.detail += fmt::format("; Prometheus metrics at {}", exporter->url());
+            emit(s);
+            return;
+        }
+        emit(r);
+    };
+    Devices devices(query.device, write);
     watch::HostWatch host;
     std::string why = "interrupted";
     steady::time_point due = steady::now();
@@ -207,11 +224,16 @@ void watch_host(const WatchQuery& query, const std::function<void(const WatchRec
             break;
         const watch::HostLook look = look_at(devices, query.device);
         for (const auto& r : host.next(look, steady::now(), wall_clock::now()))
-            emit(r);
+            write(r);
+        if (exporter) {
+            report::MetricSet metrics;
+            watch::add_watch_metrics(metrics, look, tally, n + 1);
+            exporter->publish(std::move(metrics));
+        }
     }
     if (net::interrupt_pending())
         why = net::interrupt_reason();
-    emit(watch::watch_record(WatchKind::stopped, Severity::info, "", why, wall_clock::now()));
+    write(watch::watch_record(WatchKind::stopped, Severity::info, "", why, wall_clock::now()));
     net::clear_interrupt();  // Ctrl-C / SIGTERM end the watch: its normal end
 }
 

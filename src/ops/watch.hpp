@@ -7,9 +7,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "src/report/ports_watch.hpp"  // parse_watch_interval: --interval is read as ports --watch reads its SECONDS
+#include "src/watch/exporter.hpp"
 #include "src/watch/records.hpp"
 
 namespace qps::ops {
@@ -18,6 +20,8 @@ struct WatchQuery {
     std::string device;       // empty: every device, those added later too
     double interval_s = 1;    // between looks
     std::uint64_t looks = 0;  // looks to take (--count); 0: until SIGINT/SIGTERM
+    // --prometheus: serve the metrics of each look there (src/watch/metrics.hpp)
+    std::optional<watch::ListenAddress> metrics_at;
 };
 
 // Runs until `looks` looks were taken or SIGINT/SIGTERM, which end it
@@ -27,6 +31,9 @@ struct WatchQuery {
 // kept open per device for its events, and closed as soon as a look no
 // longer lists the device: a driver that waits for its users to close
 // (rxe's `rdma link delete`) waits at most one interval.
+// With `metrics_at`, it listens there before the first look (OperationError
+// when it cannot), says where in the `started` record, and publishes each
+// look's metrics once its records are out.
 // UsageError for an unknown `device`.
 void watch_host(const WatchQuery& query, const std::function<void(const watch::WatchRecord&)>& emit);
 

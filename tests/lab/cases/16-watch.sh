@@ -15,7 +15,7 @@ nd=$(rdma -j link show rxe0/1 | jq -r '.[0].netdev')
 w_out=$(mktemp)
 w_has() { jq -e -s "$1" "$w_out" >/dev/null 2>&1; }  # a jq filter over every line so far
 w_get() { jq -r -s "$1" "$w_out"; }
-"$q" --json watch --interval 0.5 >"$w_out" 2>"$w_out.err" &
+"$q" --json watch --interval 0.5 --prometheus 127.0.0.1:0 >"$w_out" 2>"$w_out.err" &
 w_pid=$!
 
 case_ "watch (no -d): the first record says what is watched"
@@ -89,6 +89,33 @@ expect_rc 0
 expect_true "device_removed rxw8" eventually 60 w_has 'any(.kind == "device_removed" and .device == "rxw8")'
 expect_true "the watch still runs" kill -0 "$w_pid"
 ip link del veth8 2>/dev/null
+
+case_ "watch --prometheus: rxe0's counters on /metrics are those of ports --format prometheus read between two looks"
+metrics_url=$(w_get '.[0].detail' | grep -o 'http://127\.0\.0\.1:[0-9]*/metrics')
+# counters_of TEXT: "series value" of rxe0's sysfs counter families.
+counters_of() { grep -E '^qpscope_(hw_)?counters_[a-z0-9_]*\{device="rxe0"' <<<"$1" | sort; }
+looks_of() { grep -oP '^qpscope_watch_looks_total \K[0-9]+' <<<"$1"; }
+scrape() { curl -sf --max-time 10 "$metrics_url"; }
+agreed=''
+for ((read = 1; read <= 10; read++)); do
+  before=$(scrape); ports=$("$q" ports -d rxe0 --format prometheus); n=$(looks_of "$before")
+  # The next look is taken after the ports read: a counter the same in the
+  # looks before and after it was the same when ports read it (they only rise).
+  eventually 30 bash -c '[ "$(curl -sf --max-time 10 "$1" | grep -oP "^qpscope_watch_looks_total \K[0-9]+")" -gt "$2" ]' \
+    _ "$metrics_url" "${n:-0}" || break
+  after=$(scrape)
+  if [ -n "$(counters_of "$before")" ] && [ "$(counters_of "$before")" = "$(counters_of "$after")" ]; then
+    agreed=$read; break
+  fi
+done
+out=$after
+expect_true "the watch's two looks agreed around the ports read (at read ${agreed:-none} of 10)" test -n "$agreed"
+expect_true "rxe0's $(counters_of "$after" | grep -c '') counter series on /metrics equal ports --format prometheus's" \
+  test "$(counters_of "$after")" = "$(counters_of "$ports")"
+expect_true "/metrics passes promtool check metrics" bash -c '"$1" check metrics <<<"$2"' _ "$(find_promtool)" "$after"
+expect_true "records by kind: the PORT_ERR and PORT_ACTIVE async events counted" \
+  grep -qE '^qpscope_watch_records_total\{kind="async_event"\} [2-9]' <<<"$after"
+echo "   (the views agreed at read ${agreed:-none})"
 
 case_ "watch: SIGTERM ends it with exit 0, its last record says so; every line is valid"
 kill -TERM "$w_pid"

@@ -38,11 +38,11 @@ bool has_line(const std::string& text, const std::string& line)
 
 TEST_CASE("prometheus: name parts are lower-case [a-z0-9_]")
 {
-    CHECK(prometheus_name_part("port_rcv_data") == "port_rcv_data");
-    CHECK(prometheus_name_part("rx-Pkts.1") == "rx_pkts_1");
-    CHECK(prometheus_name_part("RxWriteRequests") == "rxwriterequests");
-    CHECK(prometheus_name_part("a b/c:d") == "a_b_c_d");  // ':' is for recording rules
-    CHECK(prometheus_name_part("\xc3\xa9t\xc3\xa9") == "__t__");
+    CHECK(report::metric_name_part("port_rcv_data") == "port_rcv_data");
+    CHECK(report::metric_name_part("rx-Pkts.1") == "rx_pkts_1");
+    CHECK(report::metric_name_part("RxWriteRequests") == "rxwriterequests");
+    CHECK(report::metric_name_part("a b/c:d") == "a_b_c_d");  // ':' is for recording rules
+    CHECK(report::metric_name_part("\xc3\xa9t\xc3\xa9") == "__t__");
 }
 
 TEST_CASE("prometheus: label values and HELP text are escaped")

@@ -90,8 +90,9 @@ public:
         return out;
     }
 
-    // Waits for events until `due` or an interrupt; true when interrupted.
-    bool wait_for_events(steady::time_point due)
+    // Waits for events until `due`, an interrupt or the hooks' input saying
+    // stop; true when interrupted or stopped (`stop_reason` says which).
+    bool wait_for_events(steady::time_point due, const WatchHooks& hooks)
     {
         for (;;) {
             if (net::interrupt_pending())
@@ -100,6 +101,10 @@ public:
             if (left <= steady::duration::zero())
                 return false;
             std::vector<pollfd> fds{{net::interrupt_fd(), POLLIN, 0}};
+            const bool input = hooks.input_fd >= 0 && hooks.on_input;
+            if (input)
+                fds.push_back({hooks.input_fd, POLLIN, 0});
+            const std::size_t first_device = fds.size();
             std::vector<std::string> names;
             for (const auto& [name, d] : open_) {
                 fds.push_back({d.ctx->async_fd, POLLIN, 0});
@@ -112,11 +117,21 @@ public:
                     continue;
                 throw SystemError("poll (waiting for the devices' events)", errno);
             }
-            for (std::size_t i = 1; i < fds.size(); ++i)
+            if (input && (fds[1].revents & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+                stop_reason = "its terminal went away";  // else poll would return at once, again and again
+                return true;
+            }
+            if (input && fds[1].revents != 0 && hooks.on_input()) {
+                stop_reason = hooks.input_stop;
+                return true;
+            }
+            for (std::size_t i = first_device; i < fds.size(); ++i)
                 if (fds[i].revents != 0)
-                    read_events(names[i - 1]);
+                    read_events(names[i - first_device]);
         }
     }
+
+    std::string stop_reason;  // set when the hooks' input stopped the wait
 
 private:
     using Open = std::map<std::string, verbs::OpenDevice>;
@@ -181,7 +196,7 @@ watch::HostLook look_at(Devices& devices, const std::string& only)
 
 }  // namespace
 
-void watch_host(const WatchQuery& query, const std::function<void(const WatchRecord&)>& emit)
+void watch_host(const WatchQuery& query, const std::function<void(const WatchRecord&)>& emit, const WatchHooks& hooks)
 {
     if (!query.device.empty())
         verbs::resolve_device(query.device);  // UsageError naming the devices there are
@@ -217,7 +232,7 @@ void watch_host(const WatchQuery& query, const std::function<void(const WatchRec
             // A slow look (a loaded host) skips the ticks it overran.
             if (const auto now = steady::now(); due < now)
                 due += interval * ((now - due) / interval + 1);
-            if (devices.wait_for_events(due))
+            if (devices.wait_for_events(due, hooks))
                 break;
         }
         if (net::interrupt_pending())
@@ -225,6 +240,8 @@ void watch_host(const WatchQuery& query, const std::function<void(const WatchRec
         const watch::HostLook look = look_at(devices, query.device);
         for (const auto& r : host.next(look, steady::now(), wall_clock::now()))
             write(r);
+        if (hooks.on_look)
+            hooks.on_look(look, steady::now());
         if (exporter) {
             report::MetricSet metrics;
             watch::add_watch_metrics(metrics, look, tally, n + 1);
@@ -233,6 +250,8 @@ void watch_host(const WatchQuery& query, const std::function<void(const WatchRec
     }
     if (net::interrupt_pending())
         why = net::interrupt_reason();
+    else if (!devices.stop_reason.empty())
+        why = devices.stop_reason;
     write(watch::watch_record(WatchKind::stopped, Severity::info, "", why, wall_clock::now()));
     net::clear_interrupt();  // Ctrl-C / SIGTERM end the watch: its normal end
 }

@@ -5,6 +5,7 @@
 // is src/watch/records.hpp's.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -24,6 +25,16 @@ struct WatchQuery {
     std::optional<watch::ListenAddress> metrics_at;
 };
 
+// What `--top` adds to the loop: each look once its records are out, and
+// a file descriptor (the keyboard) waited on beside the devices' events;
+// when it is readable `on_input` says whether to stop (`q`).
+struct WatchHooks {
+    std::function<void(const watch::HostLook& look, std::chrono::steady_clock::time_point now)> on_look;
+    int input_fd = -1;
+    std::function<bool()> on_input;
+    std::string input_stop = "q pressed";  // the stopped record's reason
+};
+
 // Runs until `looks` looks were taken or SIGINT/SIGTERM, which end it
 // normally (the interrupt is cleared before it returns: exit 0). The last
 // record is always `stopped`, saying why. A device that leaves the host
@@ -35,6 +46,7 @@ struct WatchQuery {
 // when it cannot), says where in the `started` record, and publishes each
 // look's metrics once its records are out.
 // UsageError for an unknown `device`.
-void watch_host(const WatchQuery& query, const std::function<void(const watch::WatchRecord&)>& emit);
+void watch_host(const WatchQuery& query, const std::function<void(const watch::WatchRecord&)>& emit,
+                const WatchHooks& hooks = {});
 
 }  // namespace qps::ops

@@ -129,6 +129,45 @@ expect_true "nothing on stderr" test -z "$err"
 expect_valid_file watch "$w_out" --lines
 rm -f "$w_out" "$w_out.err"
 
+case_ "watch --top under tmux: a bw's busiest QP is the first row, with its owner; q quits, the terminal as it was"
+top_rc=$(mktemp)
+tmux kill-session -t qtop 2>/dev/null
+# The pane's shell stays after qpscope ends (sleep), so the screen it left behind can be read.
+tmux new-session -d -s qtop -x 160 -y 40 "TERM=screen $q watch --top --interval 0.5; echo \$? >$top_rc; sleep 120"
+"$q" bw -d rxe0 -p 18671 >/dev/null 2>&1 &
+top_srv=$!
+eventually 60 listening 18671 || bad "the bw server did not listen within 60 s"
+"$q" bw 127.0.0.1 -p 18671 -D 12 >/dev/null 2>&1 &
+top_cli=$!
+# first_qp_row: the row under the QP list's header, as the pane shows it now.
+first_qp_row() { tmux capture-pane -p -t qtop | awk '/^DEVICE +QPN/ {getline; print; exit}'; }
+# busiest_is_bw: that row is one of the bw's two processes' (pid, owner qpscope) and moves PSNs.
+busiest_is_bw() {
+  local row; row=$(first_qp_row)
+  read -r _ _ _ state rate pid owner _ <<<"$row"
+  [ "$state" = RTS ] && [ "$owner" = qpscope ] && [[ $rate =~ ^[0-9]+$ ]] && [ "$rate" -gt 0 ] &&
+    { [ "$pid" = "$top_srv" ] || [ "$pid" = "$top_cli" ]; }
+}
+if eventually 60 busiest_is_bw; then
+  ok "the first QP row is the bw's, with its owner: $(first_qp_row | tr -s ' ')"
+else
+  bad "the first QP row is not the bw's (pids $top_srv, $top_cli): '$(first_qp_row)'"
+  tmux capture-pane -p -t qtop | sed 's/^/        pane: /'
+fi
+expect_true "the ports panel shows rxe0/1 ACTIVE" bash -c 'tmux capture-pane -p -t qtop | grep -qE "^rxe0/1 +ACTIVE"'
+wait "$top_cli" "$top_srv"
+tmux send-keys -t qtop q
+expect_true "q ends watch --top with exit 0 (within 30 s)" \
+  eventually 30 bash -c '[ "$(cat "$1")" = 0 ]' _ "$top_rc"
+expect_true "the terminal as it was: the view is gone and the last record is a line (stopped, q pressed)" \
+  bash -c 'p=$(tmux capture-pane -p -t qtop); grep -q "stopped .*q pressed" <<<"$p" && ! grep -q "^DEVICE " <<<"$p"' 
+tmux kill-session -t qtop 2>/dev/null
+rm -f "$top_rc"
+run "$q" --json watch --top --count 1
+expect_rc 2; expect_out_has "--top draws a screen and --json writes JSON Lines"
+run "$q" watch --top --count 1
+expect_rc 1; expect_err_lines 1; expect_err_has "--top draws on a terminal"
+
 case_ "watch -d rxe0 --count 2, text: one line a record, started first, stopped last"
 run "$q" watch -d rxe0 --count 2 --interval 0.2
 expect_rc 0

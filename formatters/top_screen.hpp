@@ -1,0 +1,34 @@
+// `watch --top`'s terminal: ncurses's full screen while it lives, the
+// terminal as it was once it is gone (its destructor ends curses on every
+// way out: q, SIGINT/SIGTERM, --count, an error). Draws the lines of
+// formatters/top.hpp; reads the keyboard without waiting.
+#pragma once
+
+#include <string>
+
+struct screen;
+#include <vector>
+
+namespace qps::formatters {
+
+class TopScreen {
+public:
+    // OperationError when stdin and stdout are not a terminal curses can use.
+    TopScreen();
+    ~TopScreen();
+    TopScreen(const TopScreen&) = delete;
+    TopScreen& operator=(const TopScreen&) = delete;
+
+    int width() const;
+    int height() const;
+    void draw(const std::vector<std::string>& lines);
+    // The keys typed since the last call; true when one was q or Q.
+    bool quit_pressed();
+    // The file descriptor the keys come from (to wait on with poll).
+    int input_fd() const;
+
+private:
+    struct screen* screen_ = nullptr;  // curses's SCREEN
+};
+
+}  // namespace qps::formatters

@@ -120,12 +120,30 @@ has_rts_qps() {
   rdma -j resource show qp |
     jq -e --argjson pid "$1" "[.[] | select(.pid == \$pid and .state == \"RTS\")] | length >= ${2:-1}" >/dev/null
 }
-# signal_in_run SIGNAL PID STAMP [N]: once PID runs (N QPs in RTS, within
-# 60 s), waits 1 s, sends SIGNAL and writes when (date +%s%N) to the file
-# STAMP, so a bound is measured from the event, not from a start.
+# runs_traffic PID: a QP of PID in RTS whose send or receive PSN (a bw
+# target only receives) moved between two reads of `rdma resource show qp`
+# 0.2 s apart: its loop runs. A QP in RTS alone is not that: the handshake
+# moves it to RTS and then still waits for the peer's "ready" (a signal
+# there ends the command before its run began, so there is no partial
+# report: a fresh-clone run once caught that).
+_qp_psns() {
+  rdma -j resource show qp |
+    jq -c --argjson pid "$1" '[.[] | select(.pid == $pid and .state == "RTS") | [."sq-psn", ."rq-psn"]]'
+}
+runs_traffic() {
+  local a b
+  a=$(_qp_psns "$1") && [ "$a" != "[]" ] || return 1
+  sleep 0.2
+  b=$(_qp_psns "$1") && [ "$a" != "$b" ]
+}
+# signal_in_run SIGNAL PID STAMP [N]: once PID runs (N QPs in RTS and its
+# PSNs moving, within 60 s), waits 1 s, sends SIGNAL and writes when
+# (date +%s%N) to the file STAMP, so a bound is measured from the event,
+# not from a start.
 signal_in_run() {
   : >"$3"
   eventually 60 has_rts_qps "$2" "${4:-1}" || return 1
+  eventually 60 runs_traffic "$2" || return 1
   sleep 1
   kill -"$1" "$2"
   date +%s%N >"$3"

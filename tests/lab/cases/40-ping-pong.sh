@@ -170,7 +170,7 @@ server=$!
 int_log=$(mktemp)
 "$q" --json ping-pong 127.0.0.1 -p 18732 -n 100000000 --timeout 20 >"$int_log" 2>&1 &
 int_client=$!
-eventually 60 has_rts_qps "$int_client" || bad "the client did not start its run within 60 s"
+eventually 60 runs_traffic "$int_client" || bad "the client did not start its run within 60 s"
 kill -TERM "$int_client"
 wait "$int_client"; client_rc=$?
 out=$(cat "$int_log")

@@ -92,22 +92,28 @@ std::uint32_t parse_qpn(const std::string& text, const char* what)
     return static_cast<std::uint32_t>(parse_uint(text, what, 0, 0xffffff));
 }
 
-ibv_qp_state parse_state(const std::string& text, const char* what)
+namespace {
+// The state of `table` named `text` (any case), else a UsageError naming
+// `what` and the valid `words`.
+template <class Table>
+auto state_named(const Table& table, const std::string& text, const char* what, const std::vector<std::string>& words)
 {
     const std::string l = lower(text);
-    for (const auto& s : state_names)
-        if (s.name == l)
-            return s.state;
-    throw UsageError(fmt::format("{} '{}': valid states are {}", what, text, fmt::join(state_words(), ", ")));
+    for (const auto& e : table)
+        if (e.name == l)
+            return e.state;
+    throw UsageError(fmt::format("{} '{}': valid states are {}", what, text, fmt::join(words, ", ")));
+}
+}  // namespace
+
+ibv_qp_state parse_state(const std::string& text, const char* what)
+{
+    return state_named(state_names, text, what, state_words());
 }
 
 ibv_mig_state parse_mig_state(const std::string& text, const char* what)
 {
-    const std::string l = lower(text);
-    for (const auto& m : mig_names)
-        if (m.name == l)
-            return m.state;
-    throw UsageError(fmt::format("{} '{}': valid states are {}", what, text, fmt::join(mig_state_words(), ", ")));
+    return state_named(mig_names, text, what, mig_state_words());
 }
 
 ibv_qp_type parse_qp_type(const std::string& text)

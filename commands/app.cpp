@@ -183,11 +183,11 @@ int run(int argc, char** argv)
         // line's spelling of the command that ran takes their place.
         return report_error(json, command, "usage", spelled(e, app), exit_usage);
     } catch (const TimeoutError& e) {
-        return report_failure(json, command, "timeout", e.what(), exit_timeout);
+        return report_failure(json, command, "timeout", spelled(e, app), exit_timeout);
     } catch (const net::Interrupted& e) {
-        return report_error(json, command, "interrupted", e.what(), exit_interrupted);
+        return report_error(json, command, "interrupted", spelled(e, app), exit_interrupted);
     } catch (const OperationError& e) {
-        return report_failure(json, command, "failed", e.what(), exit_failed);
+        return report_failure(json, command, "failed", spelled(e, app), exit_failed);
     } catch (const std::exception& e) {
         return report_failure(json, command, "failed", fmt::format("internal error: {}", e.what()), exit_failed);
     }

@@ -42,6 +42,9 @@ constexpr std::array<Spelling, given_count> spellings{{
     {Given::window, "--window", {}},
     {Given::interval, "--interval", "--watch"},
     {Given::listen, "--prometheus", {}},
+    {Given::raddr, "--raddr", {}},
+    {Given::rkey, "--rkey", {}},
+    {Given::cm_port, "--cm-port", {}},
 }};
 
 constexpr bool in_order()
@@ -68,7 +71,7 @@ std::string_view option_for(Given given) { return spellings[static_cast<std::siz
 
 std::string_view other_option_for(Given given) { return spellings[static_cast<std::size_t>(given)].other_name; }
 
-std::string spelled(const UsageError& e, const CLI::App& app)
+std::string spelled(const MarkedText& e, const CLI::App& app)
 {
     const CLI::App& command = running(app);
     return e.naming([&](Given g) {

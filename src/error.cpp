@@ -47,6 +47,9 @@ constexpr GivenEntry given_table[] = {
     {Given::window, "window", "the sample window"},
     {Given::interval, "interval", "the interval between samples"},
     {Given::listen, "listen", "the metrics address"},
+    {Given::raddr, "raddr", "the remote address"},
+    {Given::rkey, "rkey", "the remote key"},
+    {Given::cm_port, "cm_port", "the rdma_cm port"},
 };
 
 // In the enum's order, so a Given is its index.
@@ -112,18 +115,22 @@ std::string replace_marks(const std::string& text, const std::function<std::stri
 
 }  // namespace
 
-UsageError::UsageError(const std::string& text)
-    : std::runtime_error(replace_marks(text, [](Given g) { return std::string(given_words(g)); })), marked_(text)
+std::string in_words(const std::string& marked)
 {
+    return replace_marks(marked, [](Given g) { return std::string(given_words(g)); });
 }
 
-std::string UsageError::naming(const std::function<std::string(Given)>& name) const
+std::string MarkedText::naming(const std::function<std::string(Given)>& name) const
 {
     return replace_marks(marked_, name);
 }
 
+UsageError::UsageError(const std::string& text) : std::runtime_error(in_words(text)), MarkedText(text) {}
+
+OperationError::OperationError(const std::string& text) : std::runtime_error(in_words(text)), MarkedText(text) {}
+
 SystemError::SystemError(std::string c, int e, std::string h)
-    : OperationError(describe(c, e, h)), call(std::move(c)), err(e), hint(std::move(h))
+    : OperationError(describe(c, e, h)), call(in_words(c)), err(e), hint(in_words(h))
 {
 }
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace qps {
 
@@ -42,8 +43,11 @@ enum class Given : unsigned char {
     window,      // the span of a sample
     interval,    // the time between a watch's samples
     listen,      // where a watch serves its metrics
+    raddr,       // the remote buffer's address of a post
+    rkey,        // its remote key
+    cm_port,     // the port rdma_cm listens on
 };
-inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::listen) + 1;
+inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::cm_port) + 1;
 
 // Its words ("the send queue depth") and its stable name ("send_wr");
 // given_from_name: nullopt for a name no Given has.
@@ -51,28 +55,41 @@ std::string_view given_words(Given given);
 std::string_view given_name(Given given);
 std::optional<Given> given_from_name(std::string_view name);
 
-// The mark that stands for it inside a UsageError's text:
+// The mark that stands for it inside an error's text:
 // UsageError(fmt::format("{} {} exceeds ...", given(Given::send_wr), n)).
 std::string given(Given given);
 
-// Bad input from the user: an unknown device, a value out of range. The
-// text may hold given() marks: what() says each in words, naming() as the
-// caller names it.
-struct UsageError : std::runtime_error {
-    explicit UsageError(const std::string& text);
-    explicit UsageError(const char* text) : UsageError(std::string(text)) {}
+// A text with its marks replaced by their words.
+std::string in_words(const std::string& marked);
+
+// An error's text that may hold given() marks: what() says each in words,
+// naming() as the caller names it (the command line: its option).
+class MarkedText {
+public:
     // The text with its marks (what the holder's replies carry).
     const std::string& marked() const { return marked_; }
     // The text with each mark replaced by name(that Given).
     std::string naming(const std::function<std::string(Given)>& name) const;
 
+protected:
+    explicit MarkedText(std::string marked) : marked_(std::move(marked)) {}
+
 private:
     std::string marked_;
 };
 
-// The operation failed (no device, a verbs call refused).
-struct OperationError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+// Bad input from the user: an unknown device, a value out of range.
+struct UsageError : std::runtime_error, MarkedText {
+    explicit UsageError(const std::string& text);
+    explicit UsageError(const char* text) : UsageError(std::string(text)) {}
+};
+
+// The operation failed (no device, a verbs call refused). Its text, too,
+// may name what the user gave by a mark ("this server was given the
+// device rxe0: leave the device out").
+struct OperationError : std::runtime_error, MarkedText {
+    explicit OperationError(const std::string& text);
+    explicit OperationError(const char* text) : OperationError(std::string(text)) {}
 };
 
 // A deadline passed or the peer went away (exit code 3).

@@ -19,7 +19,7 @@ struct CreateOptions {
     std::string to;
     bool pair = false;
     unsigned idle = 600;
-    qp::ModifyFlags flags;
+    ModifyFlags flags;
 };
 }  // namespace
 
@@ -58,7 +58,7 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
         spec.create.max_inline = o->max_inline;
         spec.create.cq_depth = o->cq_depth;
         spec.create.sq_sig_all = !o->no_sq_sig_all;
-        spec.attributes = qp::parse_modify_flags(o->flags);
+        spec.attributes = parse_modify_flags(o->flags);
         if (spec.attributes.request.port)
             spec.create.port = *spec.attributes.request.port;
         spec.target = ops::create_target(o->to, o->pair);

@@ -1,10 +1,15 @@
 #include "commands/qp/flags.hpp"
 
+#include <fmt/format.h>
+#include <type_traits>
+
 #include "commands/option_values.hpp"
+#include "src/decode/qp.hpp"
+#include "src/error.hpp"
 
 namespace qps::commands {
 
-void add_attribute_flags(CLI::App* cmd, qp::ModifyFlags& f)
+void add_attribute_flags(CLI::App* cmd, ModifyFlags& f)
 {
     // A flag given twice: the last one wins, as in most tools.
     cmd->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -52,6 +57,122 @@ void add_attribute_flags(CLI::App* cmd, qp::ModifyFlags& f)
     cmd->add_option("--path-mig-state", f.path_mig_state, "migrated, rearm or armed")
         ->transform(one_of(qp::mig_state_words()))
         ->group(g);
+}
+
+
+qp::PostRequest parse_post_flags(const PostFlags& f)
+{
+    qp::PostRequest r;
+    r.op = qp::parse_post_op(f.op);
+    const std::string_view name = qp::post_op_name(r.op);
+    constexpr std::uint64_t any = ~std::uint64_t{0};
+
+    // Operands that belong to another operation are refused, not ignored:
+    // a typo in --op would otherwise post something else.
+    if (f.add && r.op != qp::PostOp::fadd)
+        throw UsageError(fmt::format("--add {}: --add is the addend of --op fadd, not of --op {}", *f.add, name));
+    for (const auto& [given, flag] : {std::pair{&f.compare, "--compare"}, std::pair{&f.swap, "--swap"}})
+        if (*given && r.op != qp::PostOp::cas)
+            throw UsageError(fmt::format("{} {}: {} is an operand of --op cas, not of --op {}", flag, **given, flag,
+                                         name));
+    if (r.op == qp::PostOp::fadd)
+        r.compare_add = f.add ? qp::parse_uint(*f.add, "--add", 0, any) : 1;
+    if (r.op == qp::PostOp::cas) {
+        if (!f.compare || !f.swap)
+            throw UsageError(fmt::format("--op cas needs both --compare N and --swap N (missing: {})",
+                                         !f.compare && !f.swap ? "--compare, --swap"
+                                         : !f.compare          ? "--compare"
+                                                               : "--swap"));
+        r.compare_add = qp::parse_uint(*f.compare, "--compare", 0, any);
+        r.swap = qp::parse_uint(*f.swap, "--swap", 0, any);
+    }
+
+    if (qp::is_atomic(r.op)) {
+        if (f.size && *f.size != qp::atomic_operand_bytes)
+            throw UsageError(fmt::format("-s {}: --op {} works on one {}-byte operand (give -s {}, or leave -s out)",
+                                         *f.size, name, qp::atomic_operand_bytes, qp::atomic_operand_bytes));
+        r.size = qp::atomic_operand_bytes;
+    } else if (f.size) {
+        r.size = *f.size;
+    }
+
+    if (f.raddr.has_value() != f.rkey.has_value())
+        throw UsageError(fmt::format("{} {}: give --raddr and --rkey together (the remote buffer's address and its "
+                                     "key), or neither to use the peer's buffer when the holder has the peer",
+                                     f.raddr ? "--raddr" : "--rkey", f.raddr ? *f.raddr : *f.rkey));
+    if (f.raddr) {
+        r.raddr = qp::parse_uint(*f.raddr, "--raddr", 0, any);
+        r.rkey = static_cast<std::uint32_t>(qp::parse_uint(*f.rkey, "--rkey", 0, 0xffffffff));
+        if (qp::is_atomic(r.op) && *r.raddr % qp::atomic_operand_bytes != 0)
+            throw UsageError(fmt::format("--raddr {}: an atomic's target must be 8-byte aligned (e.g. {:#x} or {:#x})",
+                                         *f.raddr, *r.raddr & ~std::uint64_t{7}, (*r.raddr & ~std::uint64_t{7}) + 8));
+    }
+    return r;
+}
+
+qp::ParsedModify parse_modify_flags(const ModifyFlags& f)
+{
+    qp::ParsedModify out;
+    qp::ModifyRequest& r = out.request;
+    auto num = [](const std::optional<std::string>& text, const char* flag, std::uint64_t lo, std::uint64_t hi,
+                  auto& field) {
+        if (text)
+            field = static_cast<typename std::remove_reference_t<decltype(field)>::value_type>(
+                qp::parse_uint(*text, flag, lo, hi));
+    };
+    auto use = [](const decode::Parsed& p, const char* flag) {
+        if (!p.ok)
+            throw UsageError(fmt::format("{}: {}", flag, p.error));
+        return p.value;
+    };
+    auto timer = [&out](const decode::ParsedCode& p, std::optional<std::uint8_t>& field, const char* flag) {
+        if (!p.ok)
+            throw UsageError(fmt::format("{}: {}", flag, p.error));
+        field = p.code;
+        if (p.from_duration)
+            out.notes.push_back(p.summary);
+    };
+
+    if (f.state)
+        r.state = qp::parse_state(*f.state, "--state");
+    if (f.cur_state)
+        r.cur_state = qp::parse_state(*f.cur_state, "--cur-state");
+    num(f.port, "--ib-port", 1, 255, r.port);
+    num(f.pkey_index, "--pkey-index", 0, decode::max_pkey_index, r.pkey_index);
+    num(f.qkey, "--qkey", 0, 0xffffffff, r.qkey);
+    if (f.access)
+        r.access = use(decode::parse_access(*f.access), "--access");
+    if (f.mtu)
+        r.path_mtu = static_cast<ibv_mtu>(use(decode::parse_mtu_bytes(*f.mtu), "--mtu"));
+    if (f.dest_qpn)
+        r.dest_qpn = qp::parse_qpn(*f.dest_qpn, "--dest-qpn");
+    num(f.rq_psn, "--rq-psn", 0, 0xffffff, r.rq_psn);
+    num(f.sq_psn, "--sq-psn", 0, 0xffffff, r.sq_psn);
+    num(f.max_rd_atomic, "--max-rd-atomic", 0, 255, r.max_rd_atomic);
+    num(f.max_dest_rd_atomic, "--max-dest-rd-atomic", 0, 255, r.max_dest_rd_atomic);
+    if (f.min_rnr_timer)
+        timer(decode::parse_rnr_timer(*f.min_rnr_timer), r.min_rnr_timer, "--min-rnr-timer");
+    if (f.timeout)
+        timer(decode::parse_timeout(*f.timeout), r.timeout, "--qp-timeout");
+    num(f.retry_cnt, "--retry-cnt", 0, decode::max_retry, r.retry_cnt);
+    num(f.rnr_retry, "--rnr-retry", 0, decode::max_retry, r.rnr_retry);
+    if (f.dgid) {
+        r.dgid = qp::parse_gid(*f.dgid);
+        if (!r.dgid)
+            throw UsageError(fmt::format("--dgid '{}': expected a GID in IPv6 form (fe80::1, "
+                                         "0000:...:0201) or an IPv4 address",
+                                         *f.dgid));
+    }
+    num(f.dlid, "--dlid", 0, 0xffff, r.dlid);
+    num(f.sl, "--sl", 0, decode::max_sl, r.sl);
+    num(f.sgid_index, "--gid-index", 0, 255, r.sgid_index);
+    num(f.hop_limit, "--hop-limit", 0, 255, r.hop_limit);
+    num(f.traffic_class, "--tclass", 0, decode::max_traffic_class, r.traffic_class);
+    num(f.flow_label, "--flow-label", 0, decode::max_flow_label, r.flow_label);
+    num(f.static_rate, "--static-rate", 0, 255, r.static_rate);
+    if (f.path_mig_state)
+        r.path_mig_state = qp::parse_mig_state(*f.path_mig_state, "--path-mig-state");
+    return out;
 }
 
 }  // namespace qps::commands

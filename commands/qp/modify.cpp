@@ -14,7 +14,7 @@ namespace {
 struct ModifyOptions {
     std::string qpn;
     bool dry_run = false;
-    qp::ModifyFlags flags;
+    ModifyFlags flags;
 };
 }  // namespace
 
@@ -33,7 +33,7 @@ void register_qp_modify(CLI::App& parent, const GlobalOptions& global)
     add_attribute_flags(cmd, o->flags);
     cmd->callback([o, &global] {
         const std::uint32_t qpn = qp::parse_qpn(o->qpn);
-        const ops::ModifyOutcome outcome = ops::modify_qp(qpn, qp::parse_modify_flags(o->flags), o->dry_run);
+        const ops::ModifyOutcome outcome = ops::modify_qp(qpn, parse_modify_flags(o->flags), o->dry_run);
         emit(global, "qp modify", [&](formatters::Printer& p) { formatters::render_modify(outcome, p); });
         if (outcome.refused_errno)
             throw ReportedFailure{exit_failed};

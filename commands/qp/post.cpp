@@ -6,14 +6,14 @@
 #include "formatters/qp.hpp"
 #include "src/error.hpp"
 #include "src/ops/qp_session.hpp"
-#include "src/qp/options.hpp"
+#include "commands/qp/flags.hpp"
 
 namespace qps::commands {
 
 namespace {
 struct PostOptions {
     std::string qpn;
-    qp::PostFlags flags;
+    PostFlags flags;
     unsigned wait_ms = 0;
 };
 }  // namespace
@@ -21,7 +21,7 @@ struct PostOptions {
 void register_qp_post(CLI::App& parent, const GlobalOptions& global)
 {
     auto o = std::make_shared<PostOptions>();
-    qp::PostFlags& f = o->flags;
+    PostFlags& f = o->flags;
     CLI::App* cmd = parent.add_subcommand("post", "Post one send, RDMA write, RDMA read or atomic (fetch-and-add, "
                                                   "compare-and-swap) on a held QP and wait (bounded) for its "
                                                   "completion");
@@ -47,7 +47,7 @@ void register_qp_post(CLI::App& parent, const GlobalOptions& global)
     cmd->callback([o, &global] {
         ops::PostSpec spec;
         spec.qpn = qp::parse_qpn(o->qpn);
-        spec.request = qp::parse_post_flags(o->flags);
+        spec.request = parse_post_flags(o->flags);
         spec.wait = std::chrono::milliseconds(o->wait_ms);
         const ops::PostOutcome outcome = ops::post_qp(spec);
         emit(global, "qp post", [&](formatters::Printer& p) { formatters::render_post(outcome, p); });

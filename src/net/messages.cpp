@@ -232,7 +232,7 @@ Params parse_params(const Json& message)
     const auto ms = as_unsigned(timeout);
     if (!ms || *ms < min_timeout_ms || *ms > max_timeout_ms)
         r.bad("timeout_ms", timeout,
-              fmt::format("an integer in {}..{} (the peer's --timeout in ms)", min_timeout_ms, max_timeout_ms));
+              fmt::format("an integer in {}..{} (the peer's timeout in ms)", min_timeout_ms, max_timeout_ms));
     for (const auto& [name, value] : params.items()) {
         if (!value.is_string() && !value.is_number() && !value.is_boolean())
             throw OperationError(fmt::format("params message: parameter {} is {}, must be a string, number or boolean",

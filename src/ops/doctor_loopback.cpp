@@ -112,7 +112,7 @@ Finding loopback_finding(const LoopbackPort& pp, const Finding* roce_gid, const 
         failed.seen.insert(failed.seen.begin(), f.seen.begin(), f.seen.end());
         // rdma_cm's own device file, not the NIC: device.rdma_cm says which and the fix.
         if (spec.cm && r.failed_call == "rdma_create_event_channel" && rdma_cm && rdma_cm->status != Status::ok) {
-            failed.why = "the self-test connects through rdma_cm (--cm), and this user cannot open rdma_cm's device "
+            failed.why = "the self-test connects through rdma_cm, as asked, and this user cannot open rdma_cm's device "
                          "file: see device.rdma_cm; the port itself is not judged";
             failed.fix = rdma_cm->fix;
         }

@@ -104,8 +104,8 @@ void aim_remote(std::uint64_t& remote_addr, std::uint32_t& rkey, std::string_vie
         remote_addr = reinterpret_cast<std::uintptr_t>(peer->buffer.get());
         rkey = peer->mr->rkey;
     } else {
-        throw UsageError(
-            fmt::format("--op {}: the peer QP {:#x} is not held here; give --raddr and --rkey", op, dest_qpn));
+        throw UsageError(fmt::format("{} {}: the peer QP {:#x} is not held here; give {} and {}", given(Given::op), op,
+                                     dest_qpn, given(Given::raddr), given(Given::rkey)));
     }
 }
 
@@ -288,7 +288,7 @@ Json HeldQps::create(const Json& req)
     q->cq.reset(ibv_create_cq(dev.ctx.get(), static_cast<int>(c.cq_depth), nullptr, nullptr, 0));
     if (!q->cq)
         throw SystemError(fmt::format("ibv_create_cq({}, {} entries)", dev.name, c.cq_depth), errno,
-                          "lower --cq-depth");
+                          "a smaller CQ depth (qp create --cq-depth)");
     q->buffer_size = c.buffer_size;
     q->buffer = verbs::page_buffer(c.buffer_size);
     if (!q->buffer)
@@ -392,9 +392,11 @@ Json HeldQps::post(const Json& req)
     const std::uint32_t size = req.value("size", qp::default_post_size);
     const auto timeout = std::chrono::milliseconds(req.value("timeout_ms", 5000u));
     if (size > q.buffer_size)
-        throw UsageError(fmt::format("--size {} exceeds the QP's buffer of {} bytes", size, q.buffer_size));
+        throw UsageError(
+            fmt::format("{} {} exceeds the QP's buffer of {} bytes", given(Given::size), size, q.buffer_size));
     if (qp::is_atomic(op) && (size != qp::atomic_operand_bytes || q.buffer_size < qp::atomic_operand_bytes))
-        throw UsageError(fmt::format("-s {}: --op {} works on one {}-byte operand", size, name, qp::atomic_operand_bytes));
+        throw UsageError(fmt::format("{} {}: {} {} works on one {}-byte operand", given(Given::size), size,
+                                     given(Given::op), name, qp::atomic_operand_bytes));
 
     ibv_qp_attr attr{};
     ibv_qp_init_attr init{};

@@ -82,6 +82,8 @@ void Holder::serve(int client)
         // "marked": the message with the marks of what the user gave, which
         // the client's command line spells (src/error.hpp).
         reply = Json{{"ok", false}, {"error", Json{{"kind", "usage"}, {"message", e.what()}, {"marked", e.marked()}}}};
+    } catch (const OperationError& e) {
+        reply = Json{{"ok", false}, {"error", Json{{"kind", "failed"}, {"message", e.what()}, {"marked", e.marked()}}}};
     } catch (const std::exception& e) {
         reply = Json{{"ok", false}, {"error", Json{{"kind", "failed"}, {"message", e.what()}}}};
     }

@@ -171,7 +171,7 @@ Json holder_call(const std::string& op, Json args, const ClientOptions& options)
     const std::string message = err.value("message", "the holder refused the request");
     if (err.value("kind", "") == "usage")
         throw UsageError(err.value("marked", message));
-    throw OperationError(message);
+    throw OperationError(err.value("marked", message));
 }
 
 }  // namespace qps::ops

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/kernel/rdma_netlink.hpp"
+#include "src/qp/attributes.hpp"
 #include "src/qp/options.hpp"
 #include "src/report/qp.hpp"
 #include "src/verbs/create_qp.hpp"

@@ -224,7 +224,7 @@ void watch_host(const WatchQuery& query, const std::function<void(const WatchRec
     steady::time_point due = steady::now();
     for (std::uint64_t n = 0;; ++n) {
         if (query.looks != 0 && n == query.looks) {
-            why = fmt::format("{} look{} taken (--count)", n, n == 1 ? "" : "s");
+            why = fmt::format("{} look{} taken, the count asked for", n, n == 1 ? "" : "s");
             break;
         }
         if (n > 0) {

@@ -16,8 +16,8 @@ void check_iwarp(const LinkOptions& o, const LinkSide& side)
     if (o.cm || !side.opened || side.opened->ctx->device->transport_type != IBV_TRANSPORT_IWARP)
         return;
     throw UsageError(fmt::format("{} is an iWARP device: its QPs connect only through rdma_cm (the connection is "
-                                 "a TCP stream set up by the kernel); give --cm on both sides",
-                                 side.opened->name));
+                                 "a TCP stream set up by the kernel); give {} on both sides",
+                                 side.opened->name, given(Given::cm)));
 }
 
 void check_atomic_cap(const LinkOptions& o, const LinkSide& side)

@@ -153,10 +153,10 @@ void adopt_common(LinkOptions& o, const Json& p)
     if (o.threads < 1 || o.threads > max_threads)
         throw OperationError(fmt::format("the client asked for {} threads: valid are 1..{}", o.threads, max_threads));
     if (!o.cpus.empty() && o.cpus.size() != o.threads)
-        throw OperationError(fmt::format("the client runs {} thread{} and this server's --cpus names {} CPU{}: give "
-                                         "as many CPUs as threads, or no --cpus",
-                                         o.threads, o.threads == 1 ? "" : "s", o.cpus.size(),
-                                         o.cpus.size() == 1 ? "" : "s"));
+        throw OperationError(fmt::format("the client runs {} thread{} and this server's {} names {} CPU{}: give "
+                                         "as many CPUs as threads, or no {}",
+                                         o.threads, o.threads == 1 ? "" : "s", given(Given::cpus), o.cpus.size(),
+                                         o.cpus.size() == 1 ? "" : "s", given(Given::cpus)));
 }
 
 void check_op_transport(Op op, ibv_qp_type type)

@@ -87,9 +87,10 @@ std::vector<std::unique_ptr<verbs::LinkResources>> cm_connected(const LinkOption
                                                  index, i));
             if (o.device_given && came != o.device)
                 throw OperationError(fmt::format("rdma_cm: the client's connect request came through {}, and this "
-                                                 "server was given -d {}: leave -d out, or have the client connect "
+                                                 "server was given {} {}: leave {} out, or have the client connect "
                                                  "to an address of {}'s netdev",
-                                                 came, o.device, o.device));
+                                                 came, given(Given::device), o.device, given(Given::device),
+                                                 o.device));
             res = std::make_unique<verbs::LinkResources>(setup, id);
         } catch (const std::exception& e) {
             if (id)  // the request is refused with why (the client names it)

@@ -9,6 +9,7 @@
 #include <infiniband/verbs.h>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "src/json.hpp"
 
@@ -32,6 +33,14 @@ struct ModifyRequest {
     std::optional<ibv_mig_state> path_mig_state;
 
     bool has_av() const;
+};
+
+// A request as the command line parsed it, with what the parse noted of
+// it (a duration turned into its code: "--qp-timeout 67ms → code 14
+// (67.109 ms)"), which the report shows beside what was sent.
+struct ParsedModify {
+    ModifyRequest request;
+    std::vector<std::string> notes;
 };
 
 // attr + mask for ibv_modify_qp. Address-vector fields not given keep the

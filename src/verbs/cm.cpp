@@ -204,13 +204,13 @@ CmId CmSide::resolve(const CmTarget& target)
     sockaddr_storage dst = address_of(target.host, target.port, "the server address", target.name_timeout);
     std::optional<sockaddr_storage> src;
     if (!target.bind.empty())
-        src = address_of(target.bind, 0, "--bind", target.name_timeout);
+        src = address_of(target.bind, 0, given(Given::bind), target.name_timeout);
     const std::string towards = fmt::format("to {}", cm_address_text(reinterpret_cast<sockaddr*>(&dst)));
     if (rdma_resolve_addr(raw, src ? reinterpret_cast<sockaddr*>(&*src) : nullptr, reinterpret_cast<sockaddr*>(&dst),
                           static_cast<int>(target.resolve_timeout.count())) != 0) {
         const int err = errno;
         throw SystemError(fmt::format("rdma_resolve_addr({}{})", target.host,
-                                      target.bind.empty() ? "" : ", --bind " + target.bind),
+                                      target.bind.empty() ? "" : ", " + given(Given::bind) + " " + target.bind),
                           err,
                           err == EADDRNOTAVAIL || err == ENODEV
                               ? "no RDMA device has that source address: 'qpscope ports' lists each device's netdev"
@@ -266,14 +266,14 @@ void CmSide::listen(const std::string& bind, std::uint16_t port)
         in->sin_family = AF_INET;
         in->sin_port = htons(port);
     } else {
-        addr = address_of(bind, port, "--bind", std::chrono::milliseconds(10000));  // numeric: no resolver
+        addr = address_of(bind, port, given(Given::bind), std::chrono::milliseconds(10000));  // numeric: no resolver
     }
     if (rdma_bind_addr(raw, reinterpret_cast<sockaddr*>(&addr)) != 0) {
         const int err = errno;
         throw SystemError(fmt::format("rdma_bind_addr({}:{})", bind.empty() ? "0.0.0.0" : bind, port), err,
                           err == EADDRINUSE ? fmt::format("another rdma_cm listener has port {} ('qpscope cm list' "
-                                                          "shows it); give another with --cm-port",
-                                                          port)
+                                                          "shows it); give another {}",
+                                                          port, given(Given::cm_port))
                           : err == EADDRNOTAVAIL || err == ENODEV
                               ? "no RDMA device has that address: 'qpscope ports' lists each device's netdev"
                               : "");

@@ -235,9 +235,10 @@ void LinkResources::check_gid_families(const net::Endpoint& peer) const
     throw OperationError(fmt::format(
         "{} port {}: the source GID and the peer's are of different IP families ({}), which RoCE v2 cannot "
         "connect (ibv_modify_qp to RTR would fail with EINVAL); fix: use a GID of the peer's family on this side "
-        "(-x; qpscope ports -d {} lists them, or give its netdev an {} address), or one of this side's family on "
+        "({}; qpscope ports -d {} lists them, or give its netdev an {} address), or one of this side's family on "
         "the peer's",
-        device_name_, setup_.port, address_passed(peer), device_name_, theirs_v4 ? "IPv4" : "IPv6"));
+        device_name_, setup_.port, address_passed(peer), given(Given::gid_index), device_name_,
+        theirs_v4 ? "IPv4" : "IPv6"));
 }
 
 void LinkResources::connect(const net::Endpoint& peer)

@@ -172,7 +172,7 @@ case_ "watch -d rxe0 --count 2, text: one line a record, started first, stopped 
 run "$q" watch -d rxe0 --count 2 --interval 0.2
 expect_rc 0
 expect_true "started names only rxe0" bash -c 'head -1 <<<"$1" | grep -q "started .*1 device (rxe0)"' _ "$out"
-expect_true "stopped after 2 looks" bash -c 'tail -1 <<<"$1" | grep -q "stopped .*2 looks taken (--count)"' _ "$out"
+expect_true "stopped after 2 looks" bash -c 'tail -1 <<<"$1" | grep -q "stopped .*2 looks taken, the count asked for"' _ "$out"
 run "$q" watch -d nosuch0
 expect_rc 2; expect_err_lines 1; expect_err_has "nosuch0"
 sch_done

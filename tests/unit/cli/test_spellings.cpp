@@ -1,5 +1,6 @@
 // commands/spellings.cpp and src/error.hpp's marks: the core names what the
 // user gave in its own words; the command that ran spells it.
+#include <cerrno>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <functional>
@@ -8,6 +9,7 @@
 #include "commands/app.hpp"
 #include "commands/spellings.hpp"
 #include "src/error.hpp"
+#include "unit/util.hpp"
 
 using namespace qps;
 using namespace qps::commands;
@@ -96,4 +98,35 @@ TEST_CASE("spelled: the command that ran names each thing by its option; a comma
     app3.add_subcommand("bw")->add_option("--tx-depth", threads);
     app3.parse(std::vector<std::string>{"bw"});
     CHECK(spelled(wr, app3) == "--tx-depth 9 exceeds rxe0's max_qp_wr of 8");
+}
+
+TEST_CASE("marks in failures: an OperationError, a TimeoutError and a SystemError are spelled like a usage error")
+{
+    CLI::App app;
+    CLI::App* pp = app.add_subcommand("ping-pong");
+    std::string device;
+    bool cm = false;
+    pp->add_option("-d,--device", device);
+    pp->add_flag("--cm", cm);
+    app.parse(std::vector<std::string>{"ping-pong"});
+
+    const OperationError failed(fmt::format("this server was given {} rxe0: leave {} out", given(Given::device),
+                                            given(Given::device)));
+    CHECK(std::string(failed.what()) == "this server was given the device rxe0: leave the device out");
+    CHECK(spelled(failed, app) == "this server was given -d rxe0: leave -d out");
+
+    const TimeoutError late(fmt::format("no answer through {}", given(Given::cm)));
+    CHECK(std::string(late.what()) == "no answer through the rdma_cm connection");
+    CHECK(spelled(late, app) == "no answer through --cm");
+
+    // The call and the hint of a SystemError are kept in words (a report
+    // shows them as fields); its message is marked as a whole.
+    const SystemError sys(fmt::format("rdma_bind_addr(0.0.0.0:{})", 7471), EADDRINUSE,
+                          fmt::format("give another {}", given(Given::cm_port)));
+    CHECK(sys.hint == "give another the rdma_cm port");
+    CHECK(sys.call == "rdma_bind_addr(0.0.0.0:7471)");
+    CHECK(qps::test::contains(spelled(sys, app), "EADDRINUSE"));
+    CHECK(qps::test::contains(spelled(sys, app), "give another the rdma_cm port"));  // ping-pong has no --cm-port here
+    pp->add_option("--cm-port", device);
+    CHECK(qps::test::contains(spelled(sys, app), "give another --cm-port"));
 }

@@ -217,7 +217,7 @@ TEST_CASE("params: a flat object, and the side's --timeout")
         CHECK(thrown<OperationError>([&] {
                   parse_params(Json{{"type", "params"}, {"params", Json::object()}, {"timeout_ms", bad}});
               }) == fmt::format(R"(params message: member "timeout_ms" is {}, must be an integer in 100..86400000 )"
-                                R"((the peer's --timeout in ms))",
+                                R"((the peer's timeout in ms))",
                                 bad.dump()));
     CHECK(thrown<OperationError>([] {
               parse_params(Json{{"type", "params"}, {"params", Json::object()}, {"timeout_ms", 1000}, {"x", 1}});

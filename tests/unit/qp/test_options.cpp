@@ -7,10 +7,15 @@
 #include <string>
 
 #include "src/error.hpp"
+#include "commands/qp/flags.hpp"
 #include "src/qp/options.hpp"
 #include "unit/util.hpp"
 
 using namespace qps::qp;
+using qps::commands::ModifyFlags;
+using qps::commands::PostFlags;
+using qps::commands::parse_modify_flags;
+using qps::commands::parse_post_flags;
 using qps::UsageError;
 
 using qps::test::contains;
@@ -120,7 +125,7 @@ TEST_CASE("parse_state: a bad state names the flag, the value and every valid st
     }
 }
 
-TEST_CASE("parse_qp_type: rc, uc, ud in any case; anything else names --transport")
+TEST_CASE("parse_qp_type: rc, uc, ud in any case; anything else names the transport, in words (the command line spells it)")
 {
     CHECK(parse_qp_type("rc") == IBV_QPT_RC);
     CHECK(parse_qp_type("RC") == IBV_QPT_RC);
@@ -131,10 +136,15 @@ TEST_CASE("parse_qp_type: rc, uc, ud in any case; anything else names --transpor
     CHECK(parse_qp_type("rc") == 2);
     CHECK(parse_qp_type("uc") == 3);
     CHECK(parse_qp_type("ud") == 4);
-    CHECK(thrown<UsageError>([] { parse_qp_type("xrc"); }) == "--transport 'xrc': valid types are rc, uc, ud");
-    CHECK(thrown<UsageError>([] { parse_qp_type(""); }) == "--transport '': valid types are rc, uc, ud");
-    CHECK(thrown<UsageError>([] { parse_qp_type("raw_packet"); }) ==
-          "--transport 'raw_packet': valid types are rc, uc, ud");
+    CHECK(thrown<UsageError>([] { parse_qp_type("xrc"); }) == "the transport 'xrc': valid types are rc, uc, ud");
+    CHECK(thrown<UsageError>([] { parse_qp_type(""); }) == "the transport '': valid types are rc, uc, ud");
+    try {
+        parse_qp_type("raw_packet");
+        FAIL("raw_packet was taken");
+    } catch (const UsageError& e) {
+        CHECK(e.naming([](qps::Given g) { return g == qps::Given::transport ? std::string("--transport") : "?"; }) ==
+              "--transport 'raw_packet': valid types are rc, uc, ud");
+    }
 }
 
 // ------------------------------------------------------------------ parse_modify_flags

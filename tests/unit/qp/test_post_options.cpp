@@ -9,11 +9,16 @@
 #include <vector>
 
 #include "src/error.hpp"
+#include "commands/qp/flags.hpp"
 #include "src/qp/options.hpp"
 #include "src/qp/validate.hpp"
 #include "unit/util.hpp"
 
 using namespace qps::qp;
+using qps::commands::ModifyFlags;
+using qps::commands::PostFlags;
+using qps::commands::parse_modify_flags;
+using qps::commands::parse_post_flags;
 using qps::UsageError;
 
 using qps::test::contains;

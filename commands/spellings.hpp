@@ -19,10 +19,11 @@ namespace qps::commands {
 std::string_view option_for(Given given);
 std::string_view other_option_for(Given given);
 
-// e's message (a UsageError's, an OperationError's) as the command that ran says it: each thing the core named
-// ("the send queue depth 2000000 exceeds ...") by its option where that
-// command (the deepest one parsed under `app`) has it ("--send-wr 2000000
-// exceeds ..."), else in the core's words.
+// e's message (a UsageError's, an OperationError's) as the command that
+// ran says it: each thing the core named ("the send queue depth 2000000
+// exceeds ...") by its option where that command (the deepest one parsed
+// under `app`) has it ("--send-wr 2000000 exceeds ..."), else in the
+// core's words.
 std::string spelled(const MarkedText& e, const CLI::App& app);
 
 }  // namespace qps::commands

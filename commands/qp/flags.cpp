@@ -59,7 +59,6 @@ void add_attribute_flags(CLI::App* cmd, ModifyFlags& f)
         ->group(g);
 }
 
-
 qp::PostRequest parse_post_flags(const PostFlags& f)
 {
     qp::PostRequest r;

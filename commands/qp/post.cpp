@@ -2,11 +2,11 @@
 #include <memory>
 
 #include "commands/option_values.hpp"
+#include "commands/qp/flags.hpp"
 #include "commands/qp/qp.hpp"
 #include "formatters/qp.hpp"
 #include "src/error.hpp"
 #include "src/ops/qp_session.hpp"
-#include "commands/qp/flags.hpp"
 
 namespace qps::commands {
 

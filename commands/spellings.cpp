@@ -45,6 +45,12 @@ constexpr std::array<Spelling, given_count> spellings{{
     {Given::raddr, "--raddr", {}},
     {Given::rkey, "--rkey", {}},
     {Given::cm_port, "--cm-port", {}},
+    {Given::pkey_index, "--pkey-index", {}},
+    {Given::qkey, "--qkey", {}},
+    {Given::access, "--access", {}},
+    {Given::max_rd_atomic, "--max-rd-atomic", {}},
+    {Given::max_dest_rd_atomic, "--max-dest-rd-atomic", {}},
+    {Given::dgid, "--dgid", {}},
 }};
 
 constexpr bool in_order()

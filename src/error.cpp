@@ -50,6 +50,12 @@ constexpr GivenEntry given_table[] = {
     {Given::raddr, "raddr", "the remote address"},
     {Given::rkey, "rkey", "the remote key"},
     {Given::cm_port, "cm_port", "the rdma_cm port"},
+    {Given::pkey_index, "pkey_index", "the P_Key index"},
+    {Given::qkey, "qkey", "the Q_Key"},
+    {Given::access, "access", "the remote access"},
+    {Given::max_rd_atomic, "max_rd_atomic", "the reads and atomics in flight"},
+    {Given::max_dest_rd_atomic, "max_dest_rd_atomic", "the reads and atomics accepted in flight"},
+    {Given::dgid, "dgid", "the peer's GID"},
 };
 
 // In the enum's order, so a Given is its index.

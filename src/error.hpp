@@ -46,8 +46,14 @@ enum class Given : unsigned char {
     raddr,       // the remote buffer's address of a post
     rkey,        // its remote key
     cm_port,     // the port rdma_cm listens on
+    pkey_index,  // a QP's entry in the P_Key table
+    qkey,        // a UD QP's Q_Key
+    access,      // a QP's remote access rights
+    max_rd_atomic,       // reads and atomics a QP may have in flight as initiator
+    max_dest_rd_atomic,  // ... as their target
+    dgid,        // the peer's GID in an address vector
 };
-inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::cm_port) + 1;
+inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::dgid) + 1;
 
 // Its words ("the send queue depth") and its stable name ("send_wr");
 // given_from_name: nullopt for a name no Given has.

@@ -8,11 +8,10 @@ Decoded node_type(int raw) { return decode_enum<int>(node_type_table, raw); }
 Decoded transport(int raw) { return decode_enum<int>(transport_table, raw); }
 Decoded atomic_cap(int raw) { return decode_enum<int>(atomic_cap_table, raw); }
 
-std::string no_atomics_text(std::string_view op, std::string_view device)
+std::string no_atomics_text(std::string_view device)
 {
-    return fmt::format("--op {}: {} does no atomics (atomic_cap {}): run it on a device whose 'qpscope ports' shows "
-                       "atomics",
-                       op, device, atomic_cap(IBV_ATOMIC_NONE).name.value_or("NONE"));
+    return fmt::format("{} does no atomics (atomic_cap {}): run it on a device whose 'qpscope ports' shows atomics",
+                       device, atomic_cap(IBV_ATOMIC_NONE).name.value_or("NONE"));
 }
 
 std::string_view connects_only_through(int transport)

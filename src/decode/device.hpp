@@ -152,10 +152,10 @@ std::string_view connects_only_through(int transport);
 std::string_view cm_only_carries(int transport);
 Decoded atomic_cap(int raw);
 // Why `--op OP` (an atomic) cannot run on `device`, whose atomic_cap is
-// IBV_ATOMIC_NONE: "--op fadd: rxe9 does no atomics (atomic_cap NONE):
-// run it on a device whose 'qpscope ports' shows atomics" (the name as
-// 'qpscope ports' decodes it).
-std::string no_atomics_text(std::string_view op, std::string_view device);
+// IBV_ATOMIC_NONE: "rxe9 does no atomics (atomic_cap NONE): run it on a
+// device whose 'qpscope ports' shows atomics" (the name as 'qpscope ports'
+// decodes it); the caller puts the operation asked for in front.
+std::string no_atomics_text(std::string_view device);
 Flags device_cap_flags(std::uint64_t raw);
 
 }  // namespace qps::decode

@@ -28,7 +28,8 @@ void check_atomic_cap(const LinkOptions& o, const LinkSide& side)
     if (int rc = ibv_query_device(side.opened->ctx.get(), &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", side.opened->name), rc);
     if (da.atomic_cap == IBV_ATOMIC_NONE)
-        throw UsageError(decode::no_atomics_text(op_name(o.op), side.opened->name));
+        throw UsageError(
+            fmt::format("{} {}: {}", given(Given::op), op_name(o.op), decode::no_atomics_text(side.opened->name)));
 }
 
 void check_pkey_index(const LinkOptions& o, const LinkSide& side)

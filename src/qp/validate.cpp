@@ -7,6 +7,7 @@
 #include "src/decode/gid.hpp"
 #include "src/decode/port.hpp"
 #include "src/decode/qp.hpp"
+#include "src/error.hpp"
 #include "src/qp/transitions.hpp"
 #include "src/util/text.hpp"
 
@@ -65,7 +66,7 @@ private:
             return;
         if (req_.max_rd_atomic) {
             if (*req_.max_rd_atomic > d.max_qp_init_rd_atom)
-                fail(fmt::format("max-rd-atomic {} exceeds the device's max_qp_init_rd_atom {}",
+                fail(fmt::format("{} {} exceeds the device's max_qp_init_rd_atom {}", given(Given::max_rd_atomic),
                                  *req_.max_rd_atomic, d.max_qp_init_rd_atom));
             else
                 pass(fmt::format("max-rd-atomic {} ≤ max_qp_init_rd_atom {}", *req_.max_rd_atomic,
@@ -73,7 +74,7 @@ private:
         }
         if (req_.max_dest_rd_atomic) {
             if (*req_.max_dest_rd_atomic > d.max_qp_rd_atom)
-                fail(fmt::format("max-dest-rd-atomic {} exceeds the device's max_qp_rd_atom {}",
+                fail(fmt::format("{} {} exceeds the device's max_qp_rd_atom {}", given(Given::max_dest_rd_atomic),
                                  *req_.max_dest_rd_atomic, d.max_qp_rd_atom));
             else
                 pass(fmt::format("max-dest-rd-atomic {} ≤ max_qp_rd_atom {}", *req_.max_dest_rd_atomic,
@@ -106,10 +107,11 @@ private:
         const auto idx = *req_.pkey_index;
         __be16 pkey = 0;
         if (idx >= port_.pkey_tbl_len) {
-            fail(fmt::format("pkey-index {} is past port {}'s P_Key table: valid indices are 0..{}", idx,
-                             port_num_, port_.pkey_tbl_len - 1));
+            fail(fmt::format("{} {} is past port {}'s P_Key table: valid indices are 0..{}", given(Given::pkey_index),
+                             idx, port_num_, port_.pkey_tbl_len - 1));
         } else if (ibv_query_pkey(ctx_, port_num_, idx, &pkey) != 0 || be16toh(pkey) == 0) {
-            fail(fmt::format("pkey-index {} points at an empty P_Key entry on port {}", idx, port_num_));
+            fail(fmt::format("{} {} points at an empty P_Key entry on port {}", given(Given::pkey_index), idx,
+                             port_num_));
         } else {
             pass(fmt::format("pkey-index {} → P_Key {:#06x}", idx, be16toh(pkey)));
         }
@@ -133,9 +135,9 @@ private:
         const bool roce = port_.link_layer == IBV_LINK_LAYER_ETHERNET;
         const bool global = req_.dgid.has_value() || cur_.ah_attr.is_global;
         if (roce && !global) {
-            fail(fmt::format("port {} is RoCE (Ethernet): the address vector needs a GRH; give --dgid (the "
-                             "peer's GID) and --gid-index",
-                             port_num_));
+            fail(fmt::format("port {} is RoCE (Ethernet): the address vector needs a GRH; give {} (the peer's GID) "
+                             "and {}",
+                             port_num_, given(Given::dgid), given(Given::gid_index)));
             return;
         }
         if (!global)
@@ -144,8 +146,8 @@ private:
         ibv_gid_entry e{};
         if (ibv_query_gid_ex(ctx_, port_num_, sgid, &e, 0) != 0) {
             const auto valid = valid_gid_indices();
-            fail(fmt::format("sgid-index {} is not a valid GID entry of port {}: valid indices are {}", sgid,
-                             port_num_, fmt::join(valid, ", ")));
+            fail(fmt::format("{} {} is not a valid GID entry of port {}: valid indices are {}", given(Given::gid_index),
+                             sgid, port_num_, fmt::join(valid, ", ")));
             return;
         }
         decode::GidBytes bytes;
@@ -153,7 +155,7 @@ private:
         pass(fmt::format("sgid-index {} → {} ({})", sgid, decode::format_gid(bytes),
                          *decode::gid_type(static_cast<int>(e.gid_type)).name));
         if (roce && req_.dgid && decode::gid_is_zero(*req_.dgid))
-            fail("dgid is all zeros: give the peer's GID (or its IPv4 address)");
+            fail(fmt::format("{} is all zeros: give the peer's GID (or its IPv4 address)", given(Given::dgid)));
     }
 
     void mtu()
@@ -163,7 +165,8 @@ private:
         const int bytes = 128 << *req_.path_mtu;
         const int port_bytes = 128 << port_.active_mtu;
         if (*req_.path_mtu > port_.active_mtu)
-            fail(fmt::format("mtu {} is above port {}'s active MTU of {} bytes", bytes, port_num_, port_bytes));
+            fail(fmt::format("{} {} is above port {}'s active MTU of {} bytes", given(Given::mtu), bytes, port_num_,
+                             port_bytes));
         else
             pass(fmt::format("mtu {} ≤ port {}'s active MTU {}", bytes, port_num_, port_bytes));
     }
@@ -171,9 +174,9 @@ private:
     void qkey()
     {
         if (req_.qkey && (*req_.qkey & 0x80000000u))
-            fail(fmt::format("qkey {:#x} has bit 31 set: a controlled Q_Key, which only privileged consumers "
+            fail(fmt::format("{} {:#x} has bit 31 set: a controlled Q_Key, which only privileged consumers "
                              "may use; pick one below 0x80000000",
-                             *req_.qkey));
+                             given(Given::qkey), *req_.qkey));
     }
 
     ibv_context* ctx_;
@@ -196,14 +199,15 @@ std::optional<std::string> atomic_post_problem(const AtomicPostFacts& f)
 {
     const std::string_view op = post_op_name(f.op);
     if (f.type != IBV_QPT_RC)
-        return fmt::format("--op {}: QP {:#x} is {}; atomics run on RC QPs only (qp create --transport rc)", op, f.qpn,
+        return fmt::format("{} {}: QP {:#x} is {}; atomics run on RC QPs only (qp create --transport rc)",
+                           given(Given::op), op, f.qpn,
                            decode::qp_type(f.type).name.value_or("not RC"));
     if (f.atomic_cap == IBV_ATOMIC_NONE)
-        return decode::no_atomics_text(op, f.device);
+        return fmt::format("{} {}: {}", given(Given::op), op, decode::no_atomics_text(f.device));
     if (f.max_rd_atomic == 0 && (f.state == IBV_QPS_RTS || f.state == IBV_QPS_SQD))
-        return fmt::format("--op {}: QP {:#x} has max-rd-atomic 0, so it can have no atomic in flight: give it "
-                           "--max-rd-atomic 1 or more on its way to RTS",
-                           op, f.qpn);
+        return fmt::format("{} {}: QP {:#x} has max_rd_atomic 0, so it can have no atomic in flight: give it 1 or "
+                           "more on its way to RTS (qp modify --max-rd-atomic)",
+                           given(Given::op), op, f.qpn);
     if (f.target) {
         if (!(f.target->access & IBV_ACCESS_REMOTE_ATOMIC)) {
             std::vector<std::string> has;  // as --access spells them
@@ -211,18 +215,18 @@ std::optional<std::string> atomic_post_problem(const AtomicPostFacts& f)
                 has.push_back(util::lower(n));
             std::vector<std::string> wanted = has;
             wanted.emplace_back("remote_atomic");
-            return fmt::format("--op {}: the target QP {:#x} was not given remote_atomic access (its access: {}): "
+            return fmt::format("{} {}: the target QP {:#x} was not given remote_atomic access (its access: {}): "
                                "give it --access {} (qp create or qp modify)",
-                               op, f.target->qpn, has.empty() ? "none" : fmt::format("{}", fmt::join(has, ",")),
-                               fmt::join(wanted, ","));
+                               given(Given::op), op, f.target->qpn,
+                               has.empty() ? "none" : fmt::format("{}", fmt::join(has, ",")), fmt::join(wanted, ","));
         }
         if (f.target->max_dest_rd_atomic == 0)
-            return fmt::format("--op {}: the target QP {:#x} has max-dest-rd-atomic 0, so it accepts no atomic: give "
-                               "it --max-dest-rd-atomic 1 or more on its way to RTR",
-                               op, f.target->qpn);
+            return fmt::format("{} {}: the target QP {:#x} has max_dest_rd_atomic 0, so it accepts no atomic: give "
+                               "it 1 or more on its way to RTR (qp modify --max-dest-rd-atomic)",
+                               given(Given::op), op, f.target->qpn);
     }
     if (f.remote_addr % atomic_operand_bytes != 0)
-        return fmt::format("--raddr {:#x}: an atomic's target must be 8-byte aligned", f.remote_addr);
+        return fmt::format("{} {:#x}: an atomic's target must be 8-byte aligned", given(Given::raddr), f.remote_addr);
     return std::nullopt;
 }
 

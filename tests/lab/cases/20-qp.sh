@@ -32,9 +32,9 @@ rtr=(--state rtr --dgid 192.0.2.1 --gid-index 1 --mtu 1024 --rq-psn 0 --max-dest
 run "$q" qp modify "$A" "${rtr[@]}"
 expect_rc 2; expect_err_lines 1; expect_err_has "INIT→RTR on RC needs"; expect_err_has "dest-qpn (missing)"
 run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn "$B" --gid-index 9
-expect_rc 2; expect_err_has "sgid-index 9 is not a valid GID entry of port 1: valid indices are 0, 1"
+expect_rc 2; expect_err_has "--gid-index 9 is not a valid GID entry of port 1: valid indices are 0, 1"
 run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn "$B" --mtu 4096
-expect_rc 2; expect_err_has "mtu 4096 is above port 1's active MTU of 1024 bytes"
+expect_rc 2; expect_err_has "--mtu 4096 is above port 1's active MTU of 1024 bytes"
 run "$q" qp modify "$A" --state rts --sq-psn 0
 expect_rc 2; expect_err_has "INIT→RTS"
 run "$q" qp modify "$A" "${rtr[@]}" --dest-qpn 0x1000000

@@ -10,6 +10,7 @@
 
 #include "src/error.hpp"
 #include "commands/qp/flags.hpp"
+#include "commands/spellings.hpp"
 #include "src/qp/options.hpp"
 #include "src/qp/validate.hpp"
 #include "unit/util.hpp"
@@ -36,6 +37,15 @@ PostFlags flags(std::string op)
 std::string refusal(const PostFlags& f)
 {
     return thrown<UsageError>([&] { parse_post_flags(f); });
+}
+
+// atomic_post_problem's text as `qp post` spells it: each mark of what the
+// user gave as the option that gave it (the command layer's table).
+std::string problem(const AtomicPostFacts& f)
+{
+    const auto p = atomic_post_problem(f);
+    return p ? UsageError(*p).naming([](qps::Given g) { return std::string(qps::commands::option_for(g)); })
+             : std::string("(none)");
 }
 
 // An RC QP in RTS on a device with atomics, aiming at a held peer that
@@ -212,17 +222,17 @@ TEST_CASE("atomic_post_problem: RC only, the type named")
 {
     AtomicPostFacts f = fine();
     f.type = IBV_QPT_UD;
-    CHECK(atomic_post_problem(f) == "--op fadd: QP 0x12 is UD; atomics run on RC QPs only (qp create --transport rc)");
+    CHECK(problem(f) == "--op fadd: QP 0x12 is UD; atomics run on RC QPs only (qp create --transport rc)");
     f.type = IBV_QPT_UC;
     f.op = PostOp::cas;
-    CHECK(atomic_post_problem(f) == "--op cas: QP 0x12 is UC; atomics run on RC QPs only (qp create --transport rc)");
+    CHECK(problem(f) == "--op cas: QP 0x12 is UC; atomics run on RC QPs only (qp create --transport rc)");
 }
 
 TEST_CASE("atomic_post_problem: a device without atomics is named with its atomic_cap")
 {
     AtomicPostFacts f = fine();
     f.atomic_cap = IBV_ATOMIC_NONE;
-    CHECK(atomic_post_problem(f) ==
+    CHECK(problem(f) ==
           "--op fadd: rxe0 does no atomics (atomic_cap NONE): run it on a device whose 'qpscope ports' shows atomics");
 }
 
@@ -230,30 +240,32 @@ TEST_CASE("atomic_post_problem: rd-atomic depths on both ends")
 {
     AtomicPostFacts f = fine();
     f.max_rd_atomic = 0;
-    CHECK(contains(atomic_post_problem(f).value_or(""), "QP 0x12 has max-rd-atomic 0"));
+    CHECK(problem(f) == "--op fadd: QP 0x12 has max_rd_atomic 0, so it can have no atomic in flight: give it 1 or "
+                        "more on its way to RTS (qp modify --max-rd-atomic)");
     f.state = IBV_QPS_INIT;  // before RTS the depth is not set yet: the post itself is refused
     CHECK_FALSE(atomic_post_problem(f).has_value());
 
     AtomicPostFacts g = fine();
     g.target->max_dest_rd_atomic = 0;
-    CHECK(contains(atomic_post_problem(g).value_or(""), "the target QP 0x13 has max-dest-rd-atomic 0"));
+    CHECK(problem(g) == "--op fadd: the target QP 0x13 has max_dest_rd_atomic 0, so it accepts no atomic: give it 1 "
+                        "or more on its way to RTR (qp modify --max-dest-rd-atomic)");
 }
 
 TEST_CASE("atomic_post_problem: the target QP needs remote_atomic access, the fix spelled out")
 {
     AtomicPostFacts f = fine();
     f.target->access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-    CHECK(atomic_post_problem(f) ==
+    CHECK(problem(f) ==
           "--op fadd: the target QP 0x13 was not given remote_atomic access (its access: "
           "local_write,remote_write,remote_read): give it --access "
           "local_write,remote_write,remote_read,remote_atomic (qp create or qp modify)");
     f.target->access = 0;
-    CHECK(contains(atomic_post_problem(f).value_or(""), "(its access: none): give it --access remote_atomic"));
+    CHECK(contains(problem(f), "(its access: none): give it --access remote_atomic"));
 }
 
 TEST_CASE("atomic_post_problem: the remote address must be 8-byte aligned")
 {
     AtomicPostFacts f = fine();
     f.remote_addr = 0x1003;
-    CHECK(atomic_post_problem(f) == "--raddr 0x1003: an atomic's target must be 8-byte aligned");
+    CHECK(problem(f) == "--raddr 0x1003: an atomic's target must be 8-byte aligned");
 }

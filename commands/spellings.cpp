@@ -47,7 +47,6 @@ constexpr std::array<Spelling, given_count> spellings{{
     {Given::cm_port, "--cm-port", {}},
     {Given::pkey_index, "--pkey-index", {}},
     {Given::qkey, "--qkey", {}},
-    {Given::access, "--access", {}},
     {Given::max_rd_atomic, "--max-rd-atomic", {}},
     {Given::max_dest_rd_atomic, "--max-dest-rd-atomic", {}},
     {Given::dgid, "--dgid", {}},

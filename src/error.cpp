@@ -52,7 +52,6 @@ constexpr GivenEntry given_table[] = {
     {Given::cm_port, "cm_port", "the rdma_cm port"},
     {Given::pkey_index, "pkey_index", "the P_Key index"},
     {Given::qkey, "qkey", "the Q_Key"},
-    {Given::access, "access", "the remote access"},
     {Given::max_rd_atomic, "max_rd_atomic", "the reads and atomics in flight"},
     {Given::max_dest_rd_atomic, "max_dest_rd_atomic", "the reads and atomics accepted in flight"},
     {Given::dgid, "dgid", "the peer's GID"},

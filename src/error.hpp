@@ -48,7 +48,6 @@ enum class Given : unsigned char {
     cm_port,     // the port rdma_cm listens on
     pkey_index,  // a QP's entry in the P_Key table
     qkey,        // a UD QP's Q_Key
-    access,      // a QP's remote access rights
     max_rd_atomic,       // reads and atomics a QP may have in flight as initiator
     max_dest_rd_atomic,  // ... as their target
     dgid,        // the peer's GID in an address vector

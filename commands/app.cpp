@@ -1,5 +1,7 @@
 #include "commands/app.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <fmt/format.h>
@@ -56,8 +58,35 @@ public:
 
 }  // namespace
 
-void build_app(CLI::App& app, GlobalOptions& global)
+namespace {
+
+// The top-level commands, each by the words that name it on the command
+// line (tests/unit/cli/test_cli.cpp checks that each builds the command it
+// names).
+struct CommandEntry {
+    std::array<std::string_view, 2> words;
+    void (*add)(CLI::App&, const GlobalOptions&);
+};
+constexpr std::array<CommandEntry, 10> commands{{
+    {{"ports", ""}, register_ports},
+    {{"qp", "__holder"}, register_qp},
+    {{"cm", ""}, register_cm},
+    {{"ping-pong", ""}, register_ping_pong},
+    {{"bw", ""}, register_bw},
+    {{"doctor", ""}, register_doctor},
+    {{"path", ""}, register_path},
+    {{"explain", ""}, register_explain},
+    {{"mesh", ""}, register_mesh},
+    {{"watch", ""}, register_watch},
+}};
+
+}  // namespace
+
+void build_app(CLI::App& app, GlobalOptions& global, std::string_view only)
 {
+    const std::vector<std::string_view> words = command_words();
+    if (std::ranges::find(words, only) == words.end())
+        only = {};  // not a command: build them all (the parser names the closest one)
     app.formatter(std::make_shared<HelpFormatter>());
     app.description("qpscope: RDMA diagnostics and queue-pair inspection");
     app.footer("Exit codes: 0 success, 1 the operation failed, 2 bad usage or input, 3 timeout or lost peer, "
@@ -74,17 +103,39 @@ void build_app(CLI::App& app, GlobalOptions& global)
     app.add_flag("-q,--quiet", global.quiet,
                  "Print no informational lines (progress) on stderr; errors are still printed. doctor and "
                  "path: only one line per problem");
-    register_ports(app, global);
-    register_qp(app, global);
-    register_cm(app, global);
-    register_ping_pong(app, global);
-    register_bw(app, global);
-    register_doctor(app, global);
-    register_path(app, global);
-    register_explain(app, global);
-    register_mesh(app, global);
-    register_watch(app, global);
-    register_complete_script(app);
+    for (const CommandEntry& c : commands) {
+        if (only.empty() || std::ranges::find(c.words, only) != c.words.end())
+            c.add(app, global);
+    }
+    if (only.empty())
+        register_complete_script(app);
+}
+
+std::vector<std::string_view> command_words()
+{
+    std::vector<std::string_view> out;
+    for (const CommandEntry& c : commands)
+        for (std::string_view w : c.words)
+            if (!w.empty())
+                out.push_back(w);
+    return out;
+}
+
+std::string_view typed_command_word(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        if (a == "--" || a == "-h" || a == "--help" || a == "--help-all")
+            return {};
+        if (a == "--color") {
+            ++i;
+            continue;
+        }
+        if (a.starts_with("-"))
+            continue;
+        return a;
+    }
+    return {};
 }
 
 namespace {
@@ -145,7 +196,7 @@ int run(int argc, char** argv)
 {
     CLI::App app;
     GlobalOptions global;
-    build_app(app, global);
+    build_app(app, global, typed_command_word(argc, argv));
     const bool json = argv_has_json(argc, argv);
     const std::vector<std::string> words(argv + 1, argv + argc);
     std::string command;

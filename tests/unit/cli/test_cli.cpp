@@ -30,3 +30,40 @@ TEST_CASE("bad usage is rejected by the parser with the bad value named")
     }
     CHECK_THROWS_AS(parse({"--color", "sometimes", "ports"}), CLI::ValidationError);
 }
+
+TEST_CASE("a start builds only the command typed, found past the global options")
+{
+    std::vector<std::string> storage;
+    auto word = [&](std::vector<std::string> args) {
+        storage = std::move(args);
+        storage.insert(storage.begin(), "qpscope");
+        std::vector<char*> argv;
+        for (std::string& s : storage)
+            argv.push_back(s.data());
+        return std::string(typed_command_word(static_cast<int>(argv.size()), argv.data()));
+    };
+    CHECK(word({"ports", "-d", "rxe0"}) == "ports");
+    CHECK(word({"--json", "-q", "--color", "never", "qp", "list"}) == "qp");
+    CHECK(word({"--color=never", "bw", "host"}) == "bw");
+    CHECK(word({"--color", "ports"}).empty());  // "ports" is --color's value
+    CHECK(word({"--help", "ports"}).empty());   // the top-level help lists every command
+    CHECK(word({"--", "ports"}).empty());
+    CHECK(word({}).empty());
+
+    // Each word of the table builds the command it names, and only that one.
+    for (std::string_view w : command_words()) {
+        CAPTURE(w);
+        CLI::App app;
+        GlobalOptions global;
+        build_app(app, global, w);
+        CHECK_NOTHROW(app.get_subcommand(std::string(w)));
+        CHECK(app.get_subcommands({}).size() <= 2);  // qp and its hidden __holder
+    }
+    // A word that names no command builds them all, so the parser can name
+    // the closest (and __complete-script describes the whole tree).
+    CLI::App all;
+    GlobalOptions global;
+    build_app(all, global, "prots");
+    CHECK(all.get_subcommands({}).size() == command_words().size() + 1);
+    CHECK_NOTHROW(all.get_subcommand("__complete-script"));
+}

@@ -46,6 +46,51 @@ for dir in /tmp /dev/shm; do
 	mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$dir" || die "cannot mount tmpfs on $dir"
 done
 
+# 1b. The clock. The kernel calibrates the TSC once at boot against the
+#    emulated PIT or HPET, and on a loaded host that can come out wrong: a
+#    fresh-machine run's host A kept a clock that ran about 2.6 times the
+#    host's (its case files' times summed to 2,177 s in an 830 s shard),
+#    so every timeout there fired early, and tsc=reliable leaves no watchdog
+#    to notice. The kernel keeps a refinement only within 1 % of that first
+#    value. So the guest times two seconds of the RTC (the host's clock)
+#    with its own; when both of two tries are off by more than a fifth, it
+#    leaves the TSC for the HPET (emulated from the host's clock: slower to
+#    read, but right) and takes the time from the RTC again.
+readonly RTC=/sys/class/rtc/rtc0/since_epoch
+# clock_per_mille: the guest's milliseconds in two of the RTC's seconds, /2.
+clock_per_mille() {
+	local fd start t0 t1 rtc
+	exec {fd}<>/run/qpscope-lab-clock-nap
+	read -r start <"$RTC"
+	rtc=$start
+	while ((rtc == start)); do read -r -t 0.02 -u "$fd"; read -r rtc <"$RTC"; done
+	t0=$EPOCHREALTIME start=$rtc
+	while ((rtc < start + 2)); do read -r -t 0.02 -u "$fd"; read -r rtc <"$RTC"; done
+	t1=$EPOCHREALTIME
+	exec {fd}<&-
+	echo $(((10#${t1/./} - 10#${t0/./}) / 2000))
+}
+check_clock() {
+	local first second source=/sys/devices/system/clocksource/clocksource0/current_clocksource
+	[[ -r $RTC ]] || { log "clock: no RTC to check it against"; return; }
+	mkfifo /run/qpscope-lab-clock-nap || { log "clock: cannot make its FIFO"; return; }
+	first=$(clock_per_mille)
+	if ((first >= 800 && first <= 1250)); then
+		log "clock: $first/1000 of the host's ($(<"$source"))"
+		return
+	fi
+	second=$(clock_per_mille)
+	if ((second >= 800 && second <= 1250)); then
+		log "clock: $first, then $second/1000 of the host's ($(<"$source")): the first try was held up"
+		return
+	fi
+	echo hpet >"$source" || log "clock: cannot switch to the HPET"
+	busybox hwclock -s -u 2>/dev/null || date -s "@$(<"$RTC")" >/dev/null
+	log "clock: the TSC's calibration is off (the guest's clock ran $first and $second/1000 of the host's):" \
+		"now $(<"$source"), $(clock_per_mille)/1000"
+}
+check_clock
+
 # 2. Settings from the host: LAB_TIMEOUT, LAB_KILL_AFTER, LAB_CWD,
 #    LAB_SHARES (mount tag, path, ...), LAB_ENV (NAME=value ...); with two
 #    hosts also LAB_ROLE (a or b) and LAB_PEER_WAIT (s A waits for B).

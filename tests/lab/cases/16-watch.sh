@@ -1,9 +1,12 @@
 # Lab cases: `qpscope watch` while things happen on the host: rxe0's netdev
 # down and up (PORT_ERR, then PORT_ACTIVE), an address added and removed
 # (GID_CHANGE, the GID entry by index), a QP created, moved and destroyed
-# (with its owner), a device added and deleted (`rdma link delete` not held
-# up by the watch's context); every JSON line valid against
-# docs/schema/watch.schema.json; SIGTERM ends it with exit 0. Each step
+# (with its owner), a bw client's QP into ERR once its server is gone (with
+# the client's pid and comm), a device added and deleted (`rdma link
+# delete` not held up by the watch's context), a bw's packets counted as the
+# bw counted its messages, a churn of 10,000 QPs (the watch's RSS flat);
+# every JSON line valid against docs/schema/watch.schema.json; SIGTERM ends
+# it with exit 0; --top under tmux. Each step
 # waits for the record of the one before (an order of events); the
 # `eventually` bounds only catch a hang.
 # Sourced by tests/lab/run-all with $q and $here set.
@@ -76,6 +79,45 @@ run "$q" qp destroy "$qpn"
 expect_rc 0
 expect_true "qp_destroyed" eventually 60 w_has "any(.kind == \"qp_destroyed\" and .qpn == $qpn and .pid == $holder)"
 
+case_ "watch: a bw's server gone while its client holds sends: the client's QP into ERR, named with its pid and comm"
+# An order of events, none timed: the server stopped (its receive queue runs
+# dry, the client's sends wait on RNR NAKs, --rnr-retry 7 retries without
+# end), then the client stopped (its QP keeps those sends outstanding), then
+# the server killed (its QP goes): the client's retries are not answered, and
+# its QP goes into ERR in the kernel (after its --retry-cnt 3 retries) while
+# nobody can destroy it.
+"$q" bw -d rxe0 -p 18672 --timeout 60 >/dev/null 2>&1 &
+e_srv=$!
+eventually 60 listening 18672 || bad "the bw server did not listen within 60 s"
+# --retry-cnt 3: rxe retries without end at 7 (the verbs' default), as it does RNR retries.
+"$q" bw 127.0.0.1 -p 18672 --op send -s 64 -D 600 --timeout 60 --retry-cnt 3 --qp-timeout 14 >/dev/null 2>&1 &
+e_cli=$!
+if eventually 60 has_rts_qps "$e_cli" 1 && eventually 60 runs_traffic "$e_cli"; then
+  # rxe counts the RNR NAKs its requesters receive: once the count rises,
+  # the client has a send outstanding that waits on them.
+  e_rnr=/sys/class/infiniband/rxe0/ports/1/hw_counters/rcvd_rnr_err
+  e_rnr0=$(cat "$e_rnr")
+  kill -STOP "$e_srv"
+  eventually 60 bash -c '[ "$(cat "$1")" -gt "$2" ]' _ "$e_rnr" "$e_rnr0" ||
+    bad "no RNR NAK reached the client within 60 s of its server's stop ($e_rnr stayed $e_rnr0)"
+  kill -STOP "$e_cli"
+  kill -KILL "$e_srv"
+  expect_true "qp_state into ERR, owned by the client (pid $e_cli, comm qpscope)" \
+    eventually 60 w_has "any(.kind == \"qp_state\" and .pid == $e_cli and .comm == \"qpscope\" and .to.name == \"ERR\" and .qp_type.name == \"RC\")"
+  expect_true "the kernel agrees: the client's QP is in ERR" \
+    bash -c 'rdma -j resource show qp | jq -e --argjson p "$1" "any(.[]; .pid == \$p and .state == \"ERR\")"' _ "$e_cli"
+else
+  bad "the bw did not run within 60 s"
+fi
+kill -CONT "$e_cli" 2>/dev/null
+kill -KILL "$e_srv" 2>/dev/null
+eventually 60 _not_running "$e_cli" || { kill -9 "$e_cli"; bad "the client did not end within 60 s of SIGCONT"; }
+wait "$e_cli"; e_rc=$?
+wait "$e_srv" 2>/dev/null
+expect_true "the client, let go, ends as failed or lost its peer (exit 1 or 3, got $e_rc)" test "$e_rc" = 1 -o "$e_rc" = 3
+expect_true "qp_destroyed for the client's QP" \
+  eventually 60 w_has "any(.kind == \"qp_destroyed\" and .pid == $e_cli)"
+
 case_ "watch: a device added and deleted: named each time; the delete is not held up; the watch goes on"
 ip link add veth8 type veth peer name veth9
 ip link set veth8 up
@@ -117,6 +159,39 @@ expect_true "records by kind: the PORT_ERR and PORT_ACTIVE async events counted"
   grep -qE '^qpscope_watch_records_total\{kind="async_event"\} [2-9]' <<<"$after"
 echo "   (the views agreed at read ${agreed:-none})"
 
+case_ "watch: the packets it counted on rxe0 while a bw ran are the bw's (within 5 %), and so is its rate over the bw's time"
+# UC writes of 64 bytes: one packet a message and no ACKs, so rxe0's sent
+# packets are the client's messages: warm-up, measured, and at most a queue's
+# depth (tx_depth) after the measured span. Counted from the watch's looks
+# before the bw to two looks after it ended (an order of events).
+looks_now() { curl -sf --max-time 10 "$metrics_url" | grep -oP '^qpscope_watch_looks_total \K[0-9]+'; }
+two_more_looks() {
+  local n; n=$(looks_now)
+  eventually 60 bash -c '[ "$(curl -sf --max-time 10 "$1" | grep -oP "^qpscope_watch_looks_total \K[0-9]+")" -gt $(($2 + 1)) ]' \
+    _ "$metrics_url" "${n:-0}"
+}
+two_more_looks
+r_from=$(wc -l <"$w_out")
+"$q" bw -d rxe0 -p 18673 --timeout 60 >/dev/null 2>&1 &
+r_srv=$!
+eventually 60 listening 18673 || bad "the bw server did not listen within 60 s"
+run timeout 180 "$q" --json bw 127.0.0.1 -p 18673 --transport uc --op write -s 64 -n 20000 --timeout 60
+wait "$r_srv"
+expect_rc 0
+two_more_looks
+r_bw=$(jq -r '[.test.warmup, .client_posts[0].messages, .client_posts[0].measured_s, .client_posts[0].messages_per_s, .test.cooldown_max_messages] | map(tostring) | join(" ")' <<<"$out")
+read -r r_warm r_msgs r_secs r_rate r_cool <<<"$r_bw"
+r_pkts=$(tail -n +"$((r_from + 1))" "$w_out" | jq -s '[.[] | select(.kind == "port_rate" and .device == "rxe0" and .port == 1) | .delta] | add // 0')
+echo "   (bw: $r_warm warm-up + $r_msgs measured messages in $r_secs s, $r_rate/s, up to $r_cool after; the watch counted $r_pkts packets)"
+expect_true "the watch's packets: at least the bw's warm-up and measured messages ($r_pkts >= $r_warm + $r_msgs)" \
+  test "$r_pkts" -ge "$((r_warm + r_msgs))"
+expect_true "the watch's packets: at most 5 % above them, and no more than the queue's depth after ($r_pkts)" \
+  python3 -c 'import sys; p, w, m, c = map(float, sys.argv[1:]); sys.exit(not (p <= min((w + m) * 1.05, w + m + c)))' \
+  "$r_pkts" "$r_warm" "$r_msgs" "$r_cool"
+expect_true "over the bw's measured time, the watch's rate ($r_pkts / $r_secs s) is within 5 % of bw's $r_rate messages/s" \
+  python3 -c 'import sys; p, w, s, r = map(float, sys.argv[1:]); sys.exit(not (abs((p - w) / s - r) <= 0.05 * r))' \
+  "$r_pkts" "$r_warm" "$r_secs" "$r_rate"
+
 case_ "watch: SIGTERM ends it with exit 0, its last record says so; every line is valid"
 kill -TERM "$w_pid"
 eventually 60 _not_running "$w_pid" || { kill -9 "$w_pid"; bad "watch did not end within 60 s of SIGTERM"; }
@@ -128,6 +203,43 @@ expect_true "the last record is stopped, interrupted by SIGTERM" \
 expect_true "nothing on stderr" test -z "$err"
 expect_valid_file watch "$w_out" --lines
 rm -f "$w_out" "$w_out.err"
+
+case_ "watch through a churn of 10,000 QPs (20 batches of 500): every batch seen, its RSS flat within 2 MiB over the second 5,000"
+# The watch under ASan: no quarantine, so freed memory is reused as a
+# release build reuses it and RSS shows what the watch keeps. Each batch is
+# held until the watch has looked at it twice (/metrics' looks count), so
+# every QP is seen created and destroyed: an order of events, no timing.
+c_out=$(mktemp)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0" \
+  "$q" --json watch -d rxe0 --interval 0.2 --prometheus 127.0.0.1:0 >"$c_out" 2>"$c_out.err" &
+c_pid=$!
+eventually 60 bash -c 'grep -q "http://127.0.0.1:[0-9]*/metrics" "$1"' _ "$c_out" || bad "the churn's watch did not start within 60 s"
+c_url=$(grep -o -m1 'http://127\.0\.0\.1:[0-9]*/metrics' "$c_out")
+c_looks() { curl -sf --max-time 10 "$c_url" | grep -oP '^qpscope_watch_looks_total \K[0-9]+'; }
+c_rss() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+coproc CHURN { "$(dirname "$q")/tests/qp_churn" rxe0 10000 500 2>&1; }
+c_batches=0 c_rss_warm='' c_line='' c_rss_all=''
+while IFS= read -r -t 300 c_line <&"${CHURN[0]}" && [[ $c_line == "created "* ]]; do
+  c_batches=$((c_batches + 1))
+  c_n=$(c_looks)
+  eventually 60 bash -c '[ "$(curl -sf --max-time 10 "$1" | grep -oP "^qpscope_watch_looks_total \K[0-9]+")" -gt $(($2 + 1)) ]' \
+    _ "$c_url" "${c_n:-0}" || { bad "the watch took no two looks within 60 s of batch $c_batches"; break; }
+  c_rss_all+=" $(c_rss "$c_pid")"
+  [ "$c_batches" = 10 ] && c_rss_warm=$(c_rss "$c_pid")
+  echo next >&"${CHURN[1]}"
+done
+expect_true "qp_churn made 10,000 QPs in 20 batches (last line: $c_line)" test "$c_line/$c_batches" = "done 10000/20"
+# the last batch's destruction seen: two more looks
+c_n=$(c_looks)
+eventually 60 bash -c '[ "$(curl -sf --max-time 10 "$1" | grep -oP "^qpscope_watch_looks_total \K[0-9]+")" -gt $(($2 + 1)) ]' _ "$c_url" "${c_n:-0}"
+c_rss_end=$(c_rss "$c_pid")
+echo "   (the watch's RSS in KiB after each batch:$c_rss_all; at the end $c_rss_end)"
+expect_true "RSS after 10,000 QPs within 2 MiB of RSS after 5,000 (${c_rss_warm:-?} -> ${c_rss_end:-?} KiB)" \
+  test "$((${c_rss_end:-999999} - ${c_rss_warm:-0}))" -le 2048
+kill -TERM "$c_pid"; wait "$c_pid"
+c_counts=$(jq -r -s '[(map(select(.comm == "qp_churn" and .kind == "qp_created")) | length), (map(select(.comm == "qp_churn" and .kind == "qp_destroyed")) | length)] | join("/")' "$c_out")
+expect_true "10,000 qp_created and 10,000 qp_destroyed records of qp_churn (got $c_counts)" test "$c_counts" = 10000/10000
+rm -f "$c_out" "$c_out.err"
 
 case_ "watch --top under tmux: a bw's busiest QP is the first row, with its owner; q quits, the terminal as it was"
 top_rc=$(mktemp)

@@ -32,30 +32,32 @@ std::vector<std::uint32_t> parse_sizes(std::string_view text, std::uint64_t max)
     std::vector<std::uint32_t> out;
     auto check = [&](std::uint64_t v, std::string_view part) {
         if (v == 0 || v > max)
-            throw UsageError(fmt::format("--size '{}': each size must be 1..{} bytes", part, max));
+            throw UsageError(fmt::format("{} '{}': each size must be 1..{} bytes", given(Given::size), part, max));
         return static_cast<std::uint32_t>(v);
     };
     while (!text.empty()) {
         const auto comma = text.find(',');
         const std::string_view part = text.substr(0, comma);
         if (const auto colon = part.find(':'); colon != std::string_view::npos) {
-            const std::uint64_t lo = check(parse_size(part.substr(0, colon), "--size"), part);
-            const std::uint64_t hi = check(parse_size(part.substr(colon + 1), "--size"), part);
+            const std::uint64_t lo = check(parse_size(part.substr(0, colon), given(Given::size)), part);
+            const std::uint64_t hi = check(parse_size(part.substr(colon + 1), given(Given::size)), part);
             if (lo > hi)
-                throw UsageError(fmt::format("--size '{}': a sweep goes from the smaller size to the larger", part));
+                throw UsageError(
+                    fmt::format("{} '{}': a sweep goes from the smaller size to the larger", given(Given::size), part));
             for (std::uint64_t v = lo; v <= hi; v *= 2)
                 out.push_back(static_cast<std::uint32_t>(v));
         } else {
-            out.push_back(check(parse_size(part, "--size"), part));
+            out.push_back(check(parse_size(part, given(Given::size)), part));
         }
         if (comma == std::string_view::npos)
             break;
         text.remove_prefix(comma + 1);
         if (text.empty())
-            throw UsageError("--size: a trailing comma; give sizes like 64,4096 or a sweep like 2:8M");
+            throw UsageError(fmt::format("{}: a trailing comma; give sizes like 64,4096 or a sweep like 2:8M",
+                                             given(Given::size)));
     }
     if (out.empty())
-        throw UsageError("--size: no size given; e.g. 64, 64,4096 or 2:8M");
+        throw UsageError(fmt::format("{}: no size given; e.g. 64, 64,4096 or 2:8M", given(Given::size)));
     return out;
 }
 

@@ -187,7 +187,7 @@ case_ "ping-pong: bad combinations and sizes are refused before anything starts"
 run "$q" ping-pong 127.0.0.1 --op read --transport uc
 expect_rc 2; expect_err_has "--op read is not possible on --transport uc"
 run "$q" ping-pong 127.0.0.1 -s 0
-expect_rc 2; expect_err_has "--size '0'"
+expect_rc 2; expect_err_has "-s '0': each size must be 1.."
 serve --timeout 5
 run timeout 60 "$q" ping-pong 127.0.0.1 -d rxe0 --transport ud -s 4096 --timeout 5
 expect_rc 2; expect_err_has "UD messages must fit the path MTU"

@@ -34,4 +34,7 @@ TEST_CASE("sizes: bad input names the part")
     CHECK(message("64,").find("trailing comma") != std::string::npos);
     CHECK(message("").find("no size") != std::string::npos);
     CHECK(message("4X").find("'4X'") != std::string::npos);
+    // The core names the thing; the command line spells it (-s, --size) for the command that ran.
+    CHECK(message("0").rfind("the size '0':", 0) == 0);
+    CHECK(message("64,").rfind("the size: a trailing comma", 0) == 0);
 }

@@ -18,6 +18,14 @@ nd=$(rdma -j link show rxe0/1 | jq -r '.[0].netdev')
 w_out=$(mktemp)
 w_has() { jq -e -s "$1" "$w_out" >/dev/null 2>&1; }  # a jq filter over every line so far
 w_get() { jq -r -s "$1" "$w_out"; }
+# two_more_looks URL: returns once the watch serving URL (its /metrics) has
+# taken two looks after this call, so a change made before it was seen.
+two_more_looks() {
+  local n
+  n=$(curl -sf --max-time 10 "$1" | grep -oP '^qpscope_watch_looks_total \K[0-9]+')
+  eventually 60 bash -c '[ "$(curl -sf --max-time 10 "$1" | grep -oP "^qpscope_watch_looks_total \K[0-9]+")" -gt $(($2 + 1)) ]' \
+    _ "$1" "${n:-0}"
+}
 "$q" --json watch --interval 0.5 --prometheus 127.0.0.1:0 >"$w_out" 2>"$w_out.err" &
 w_pid=$!
 
@@ -164,13 +172,7 @@ case_ "watch: the packets it counted on rxe0 while a bw ran are the bw's (within
 # packets are the client's messages: warm-up, measured, and at most a queue's
 # depth (tx_depth) after the measured span. Counted from the watch's looks
 # before the bw to two looks after it ended (an order of events).
-looks_now() { curl -sf --max-time 10 "$metrics_url" | grep -oP '^qpscope_watch_looks_total \K[0-9]+'; }
-two_more_looks() {
-  local n; n=$(looks_now)
-  eventually 60 bash -c '[ "$(curl -sf --max-time 10 "$1" | grep -oP "^qpscope_watch_looks_total \K[0-9]+")" -gt $(($2 + 1)) ]' \
-    _ "$metrics_url" "${n:-0}"
-}
-two_more_looks
+two_more_looks "$metrics_url"
 r_from=$(wc -l <"$w_out")
 "$q" bw -d rxe0 -p 18673 --timeout 60 >/dev/null 2>&1 &
 r_srv=$!
@@ -178,7 +180,7 @@ eventually 60 listening 18673 || bad "the bw server did not listen within 60 s"
 run timeout 180 "$q" --json bw 127.0.0.1 -p 18673 --transport uc --op write -s 64 -n 20000 --timeout 60
 wait "$r_srv"
 expect_rc 0
-two_more_looks
+two_more_looks "$metrics_url"
 r_bw=$(jq -r '[.test.warmup, .client_posts[0].messages, .client_posts[0].measured_s, .client_posts[0].messages_per_s, .test.cooldown_max_messages] | map(tostring) | join(" ")' <<<"$out")
 read -r r_warm r_msgs r_secs r_rate r_cool <<<"$r_bw"
 r_pkts=$(tail -n +"$((r_from + 1))" "$w_out" | jq -s '[.[] | select(.kind == "port_rate" and .device == "rxe0" and .port == 1) | .delta] | add // 0')
@@ -215,23 +217,25 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0:thread_local_q
 c_pid=$!
 eventually 60 bash -c 'grep -q "http://127.0.0.1:[0-9]*/metrics" "$1"' _ "$c_out" || bad "the churn's watch did not start within 60 s"
 c_url=$(grep -o -m1 'http://127\.0\.0\.1:[0-9]*/metrics' "$c_out")
-c_looks() { curl -sf --max-time 10 "$c_url" | grep -oP '^qpscope_watch_looks_total \K[0-9]+'; }
 c_rss() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
-coproc CHURN { "$(dirname "$q")/tests/qp_churn" rxe0 10000 500 2>&1; }
+# qp_churn through two FIFOs (the schema validator holds bash's coproc):
+# its "created K" lines in, a line out for each next batch.
+mkfifo "$c_out.in" "$c_out.lines"
+"$(dirname "$q")/tests/qp_churn" rxe0 10000 500 <"$c_out.in" >"$c_out.lines" 2>&1 &
+c_churn=$!
+exec {c_to}>"$c_out.in" {c_from}<"$c_out.lines"
 c_batches=0 c_rss_warm='' c_line='' c_rss_all=''
-while IFS= read -r -t 300 c_line <&"${CHURN[0]}" && [[ $c_line == "created "* ]]; do
+while IFS= read -r -t 300 -u "$c_from" c_line && [[ $c_line == "created "* ]]; do
   c_batches=$((c_batches + 1))
-  c_n=$(c_looks)
-  eventually 60 bash -c '[ "$(curl -sf --max-time 10 "$1" | grep -oP "^qpscope_watch_looks_total \K[0-9]+")" -gt $(($2 + 1)) ]' \
-    _ "$c_url" "${c_n:-0}" || { bad "the watch took no two looks within 60 s of batch $c_batches"; break; }
+  two_more_looks "$c_url" || { bad "the watch took no two looks within 60 s of batch $c_batches"; break; }
   c_rss_all+=" $(c_rss "$c_pid")"
   [ "$c_batches" = 10 ] && c_rss_warm=$(c_rss "$c_pid")
-  echo next >&"${CHURN[1]}"
+  echo next >&"$c_to"
 done
+exec {c_to}>&- {c_from}<&-
+wait "$c_churn"
 expect_true "qp_churn made 10,000 QPs in 20 batches (last line: $c_line)" test "$c_line/$c_batches" = "done 10000/20"
-# the last batch's destruction seen: two more looks
-c_n=$(c_looks)
-eventually 60 bash -c '[ "$(curl -sf --max-time 10 "$1" | grep -oP "^qpscope_watch_looks_total \K[0-9]+")" -gt $(($2 + 1)) ]' _ "$c_url" "${c_n:-0}"
+two_more_looks "$c_url"  # the last batch's destruction seen
 c_rss_end=$(c_rss "$c_pid")
 echo "   (the watch's RSS in KiB after each batch:$c_rss_all; at the end $c_rss_end)"
 expect_true "RSS after 10,000 QPs within 2 MiB of RSS after 5,000 (${c_rss_warm:-?} -> ${c_rss_end:-?} KiB)" \
@@ -239,7 +243,7 @@ expect_true "RSS after 10,000 QPs within 2 MiB of RSS after 5,000 (${c_rss_warm:
 kill -TERM "$c_pid"; wait "$c_pid"
 c_counts=$(jq -r -s '[(map(select(.comm == "qp_churn" and .kind == "qp_created")) | length), (map(select(.comm == "qp_churn" and .kind == "qp_destroyed")) | length)] | join("/")' "$c_out")
 expect_true "10,000 qp_created and 10,000 qp_destroyed records of qp_churn (got $c_counts)" test "$c_counts" = 10000/10000
-rm -f "$c_out" "$c_out.err"
+rm -f "$c_out" "$c_out.err" "$c_out.in" "$c_out.lines"
 
 case_ "watch --top under tmux: a bw's busiest QP is the first row, with its owner; q quits, the terminal as it was"
 top_rc=$(mktemp)

@@ -80,6 +80,19 @@ constexpr std::array<CommandEntry, 10> commands{{
     {{"watch", ""}, register_watch},
 }};
 
+// The options before the command word (--json, --color, ...): build_app's,
+// and typed_command_word's way to know which of them take a value.
+void add_global_options(CLI::App& app, GlobalOptions& global)
+{
+    app.add_flag("--json", global.json, "Print one JSON document (errors too) instead of a table");
+    app.add_option("--color", global.color, "Colour the table output: auto (on a terminal, unless NO_COLOR "
+                                            "is set), always, never")
+        ->transform(one_of({"auto", "always", "never"}));
+    app.add_flag("-q,--quiet", global.quiet,
+                 "Print no informational lines (progress) on stderr; errors are still printed. doctor and "
+                 "path: only one line per problem");
+}
+
 }  // namespace
 
 void build_app(CLI::App& app, GlobalOptions& global, std::string_view only)
@@ -96,13 +109,7 @@ void build_app(CLI::App& app, GlobalOptions& global, std::string_view only)
     app.fallthrough();
     app.set_version_flag("-V,--version", fmt::format("qpscope {} (running with {})", QPSCOPE_VERSION,
                                                      ops::libibverbs_version()));
-    app.add_flag("--json", global.json, "Print one JSON document (errors too) instead of a table");
-    app.add_option("--color", global.color, "Colour the table output: auto (on a terminal, unless NO_COLOR "
-                                            "is set), always, never")
-        ->transform(one_of({"auto", "always", "never"}));
-    app.add_flag("-q,--quiet", global.quiet,
-                 "Print no informational lines (progress) on stderr; errors are still printed. doctor and "
-                 "path: only one line per problem");
+    add_global_options(app, global);
     for (const CommandEntry& c : commands) {
         if (only.empty() || std::ranges::find(c.words, only) != c.words.end())
             c.add(app, global);
@@ -121,14 +128,31 @@ std::vector<std::string_view> command_words()
     return out;
 }
 
+std::vector<std::string> global_options_with_value()
+{
+    CLI::App app;
+    GlobalOptions global;
+    add_global_options(app, global);
+    std::vector<std::string> out;
+    for (const CLI::Option* o : app.get_options())
+        if (o->get_items_expected_max() > 0) {
+            for (const std::string& name : o->get_lnames())
+                out.push_back("--" + name);
+            for (const std::string& name : o->get_snames())
+                out.push_back("-" + name);
+        }
+    return out;
+}
+
 std::string_view typed_command_word(int argc, char** argv)
 {
+    const std::vector<std::string> with_value = global_options_with_value();
     for (int i = 1; i < argc; ++i) {
         const std::string_view a = argv[i];
         if (a == "--" || a == "-h" || a == "--help" || a == "--help-all")
             return {};
-        if (a == "--color") {
-            ++i;
+        if (std::ranges::find(with_value, a) != with_value.end()) {
+            ++i;  // its value, which is no command
             continue;
         }
         if (a.starts_with("-"))

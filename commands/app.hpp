@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "commands/run.hpp"
 #include "formatters/printer.hpp"
@@ -63,9 +64,13 @@ void build_app(CLI::App& app, GlobalOptions& global, std::string_view only = {})
 // whole tree, so it is not one of them.
 std::vector<std::string_view> command_words();
 
+// The global options that take a value ("--color"), as build_app adds them.
+std::vector<std::string> global_options_with_value();
+
 // The top-level command word of argv, when the words before it are global
-// options (--json, -q, --color VALUE); empty when there is none, or when a
-// help flag comes before it (the top-level help lists every command).
+// options (--json, -q, --color VALUE: global_options_with_value() says
+// which take one); empty when there is none, or when a help flag comes
+// before it (the top-level help lists every command).
 std::string_view typed_command_word(int argc, char** argv);
 
 // run(): commands/run.hpp.

@@ -49,6 +49,15 @@ TEST_CASE("a start builds only the command typed, found past the global options"
     CHECK(word({"--help", "ports"}).empty());   // the top-level help lists every command
     CHECK(word({"--", "ports"}).empty());
     CHECK(word({}).empty());
+    // Every global option that takes a value is stepped over with it, as
+    // the parser reads it: a new one is covered without a change here.
+    const std::vector<std::string> with_value = global_options_with_value();
+    CHECK(std::ranges::find(with_value, "--color") != with_value.end());
+    CHECK(std::ranges::find(with_value, "--json") == with_value.end());
+    for (const std::string& option : with_value) {
+        CAPTURE(option);
+        CHECK(word({option, "ports", "qp", "list"}) == "qp");
+    }
 
     // Each word of the table builds the command it names, and only that one.
     for (std::string_view w : command_words()) {

@@ -39,8 +39,9 @@ for n in $ns; do
   exec {to}>"$dir/in" {from}<"$dir/lines"
   IFS= read -r -t 600 -u "$from" line || true
   [ "$line" = "created $n" ] || { echo "qp_churn for N=$n said: $line" >&2; exit 1; }
-  read -r one _ < <(cpu_of --interval 0.5 --count 1)
-  read -r k rss < <(cpu_of --interval 0.5 --count $((looks + 1)))
+  # (no process substitution: the guest has no /dev/fd)
+  got=$(cpu_of --interval 0.5 --count 1); read -r one _ <<<"$got"
+  got=$(cpu_of --interval 0.5 --count $((looks + 1))); read -r k rss <<<"$got"
   echo "cost $n $looks $one $k $rss"
   echo next >&"$to"
   IFS= read -r -t 600 -u "$from" line || true  # "done N": the batch destroyed

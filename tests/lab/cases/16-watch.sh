@@ -286,6 +286,35 @@ expect_rc 2; expect_out_has "--top draws a screen and --json writes JSON Lines"
 run "$q" watch --top --count 1
 expect_rc 1; expect_err_lines 1; expect_err_has "--top draws on a terminal"
 
+case_ "watch as nobody (no -d): another user's QP seen created and destroyed, with its owner; uverbs0 closed to it: what it cannot see, and why"
+nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+n_out=$(mktemp)
+"${nobody[@]}" "$q" --json watch --interval 0.2 >"$n_out" 2>"$n_out.err" &
+n_pid=$!
+n_has() { jq -e -s "$1" "$n_out" >/dev/null 2>&1; }
+expect_true "nobody's watch started, naming rxe0" eventually 60 n_has 'any(.kind == "started" and (.detail | test("rxe0")))'
+run "$q" --json qp create -d rxe0
+expect_rc 0
+n_qpn=$(jq -r '.qps[0].qpn.raw' <<<"$out")
+expect_true "qp_created for root's QP $n_qpn, owned by qpscope-holder" \
+  eventually 60 n_has "any(.kind == \"qp_created\" and .qpn == $n_qpn and .comm == \"qpscope-holder\" and .pid > 0)"
+run "$q" qp destroy --all
+expect_rc 0
+expect_true "qp_destroyed for QP $n_qpn" eventually 60 n_has "any(.kind == \"qp_destroyed\" and .qpn == $n_qpn)"
+kill -TERM "$n_pid"; wait "$n_pid"; n_rc=$?
+expect_true "SIGTERM: exit 0, nothing on stderr (got $n_rc)" bash -c '[ "$1" = 0 ] && ! [ -s "$2" ]' _ "$n_rc" "$n_out.err"
+expect_true "nobody saw no look fail while uverbs0 was open to it" bash -c '! jq -e -s "any(.kind == \"look_failed\")" "$1" >/dev/null' _ "$n_out"
+uv_mode=$(stat -c %a /dev/infiniband/uverbs0)
+chmod 0600 /dev/infiniband/uverbs0
+run timeout 60 "${nobody[@]}" "$q" --json watch --count 2 --interval 0.2
+chmod "$uv_mode" /dev/infiniband/uverbs0
+expect_rc 0
+expect_true "a look_failed record: rxe0's events and ports cannot be read, uverbs0's mode and the user named" \
+  bash -c 'jq -e -s "any(.kind == \"look_failed\" and .device == \"rxe0\" and (.detail | test(\"events and ports\") and test(\"uverbs0\") and test(\"0600\") and test(\"nobody\")))" <<<"$1" >/dev/null' _ "$out"
+expect_true "the watch went on to its 2 looks" bash -c 'jq -e -s ".[-1].kind == \"stopped\" and (.[-1].detail | test(\"2 looks taken\"))" <<<"$1" >/dev/null' _ "$out"
+expect_valid_file watch "$n_out" --lines
+rm -f "$n_out" "$n_out.err"
+
 case_ "watch -d rxe0 --count 2, text: one line a record, started first, stopped last"
 run "$q" watch -d rxe0 --count 2 --interval 0.2
 expect_rc 0

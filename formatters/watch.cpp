@@ -68,10 +68,14 @@ std::string watch_line(const watch::WatchRecord& r, bool color)
         add(fmt::format("index {}", *r.index));
     if (!r.subject.empty())
         add(util::escape_text(r.subject));
+    // A name may be a device's or a netdev's: bytes from outside.
+    const auto name_of = [](const std::optional<decode::Decoded>& d) { return util::escape_text(d->name.value_or("?")); };
     if (r.from && r.to)
-        add(fmt::format("{} -> {}", r.from->name.value_or("?"), r.to->name.value_or("?")));
+        add(fmt::format("{} -> {}", name_of(r.from), name_of(r.to)));
     else if (r.to && r.kind != watch::WatchKind::qp_created && r.kind != watch::WatchKind::qp_destroyed)
-        add(r.to->name.value_or("?"));
+        add(name_of(r.to));
+    else if (r.from)
+        add(name_of(r.from));
     if (r.pid || !r.comm.empty())
         add(r.pid ? fmt::format("pid {} ({})", *r.pid, util::escape_text(r.comm)) : util::escape_text(r.comm));
     if (r.kind == watch::WatchKind::port_rate)

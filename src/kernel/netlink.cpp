@@ -287,27 +287,9 @@ std::string process_name(std::uint32_t pid)
 std::string port_netdev(const std::string& device, std::uint32_t port)
 {
     try {
-        RdmaNetlink nl;
-        for (const Device& d : list_devices(nl)) {
-            if (d.name != device)
-                continue;
-            std::string found;
-            nl.dump(RDMA_NLDEV_CMD_PORT_GET, d.index, "RDMA_NLDEV_CMD_PORT_GET dump (" + device + ")",
-                    [&](const nlmsghdr* nlh) {
-                        std::optional<std::uint32_t> index;
-                        std::string name;
-                        for_each_message_attr(nlh, nldev_type(RDMA_NLDEV_CMD_PORT_GET), "port message",
-                                              [&](const nlattr* a, std::uint16_t t) {
-                                                  if (t == RDMA_NLDEV_ATTR_PORT_INDEX)
-                                                      index = mnl_attr_get_u32(a);
-                                                  else if (t == RDMA_NLDEV_ATTR_NDEV_NAME)
-                                                      name = mnl_attr_get_str(a);
-                                              });
-                        if (index == port && !name.empty())
-                            found = name;
-                    });
-            return found;
-        }
+        for (const RdmaLink& l : list_rdma_links())
+            if (l.dev_name == device && l.port == port)
+                return l.netdev;
     } catch (const std::exception&) {
         // No netlink here, or a reply we cannot read: the port has no netdev we can name.
     }
@@ -323,3 +305,45 @@ std::vector<Device> list_devices(RdmaNetlink& nl)
 }
 
 }  // namespace qps::kernel::nl
+
+namespace qps::kernel {
+
+std::vector<RdmaLink> list_rdma_links()
+{
+    nl::RdmaNetlink nl;
+    std::vector<RdmaLink> links;
+    for (const nl::Device& d : nl::list_devices(nl)) {
+        std::vector<RdmaLink> ports;
+        try {
+            nl.dump(RDMA_NLDEV_CMD_PORT_GET, d.index, "RDMA_NLDEV_CMD_PORT_GET dump (" + d.name + ")",
+                    [&](const nlmsghdr* nlh) {
+                        RdmaLink l{d.index, d.name, 0, {}, std::nullopt};
+                        bool has_port = false;
+                        nl::for_each_message_attr(nlh, nl::nldev_type(RDMA_NLDEV_CMD_PORT_GET), "port message",
+                                                  [&](const nlattr* a, std::uint16_t t) {
+                                                      if (t == RDMA_NLDEV_ATTR_PORT_INDEX) {
+                                                          l.port = mnl_attr_get_u32(a);
+                                                          has_port = true;
+                                                      } else if (t == RDMA_NLDEV_ATTR_NDEV_NAME) {
+                                                          l.netdev = mnl_attr_get_str(a);
+                                                      } else if (t == RDMA_NLDEV_ATTR_NDEV_INDEX) {
+                                                          l.netdev_index = mnl_attr_get_u32(a);
+                                                      }
+                                                  });
+                        if (!has_port)
+                            nl::malformed("a port message without RDMA_NLDEV_ATTR_PORT_INDEX");
+                        ports.push_back(std::move(l));
+                    });
+        } catch (const SystemError& e) {
+            // The device left after the device list (the kernel finds no device of that
+            // index: EINVAL, or ENODEV): it is not on the host now.
+            if (e.err != ENODEV && e.err != EINVAL)
+                throw;
+            continue;
+        }
+        links.insert(links.end(), std::make_move_iterator(ports.begin()), std::make_move_iterator(ports.end()));
+    }
+    return links;
+}
+
+}  // namespace qps::kernel

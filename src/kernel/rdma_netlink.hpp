@@ -51,6 +51,23 @@ struct KernelQp {
 // NLMSG_DONE) with that errno; OperationError on a malformed or unexpected reply.
 std::vector<KernelQp> list_kernel_qps();
 
+// An RDMA device and one of its ports as RDMA netlink names them
+// (RDMA_NLDEV_CMD_GET, then RDMA_NLDEV_CMD_PORT_GET per device, as `rdma
+// link show` reads them): the device's kernel index stays the same when it
+// is renamed (`rdma dev set NAME name NEW`), and the port's netdev is the
+// one the kernel ties to it now (attached, detached or renamed since).
+struct RdmaLink {
+    std::uint32_t dev_index = 0;
+    std::string dev_name;
+    std::uint32_t port = 0;
+    std::string netdev;                        // "" when the port has none
+    std::optional<std::uint32_t> netdev_index;  // the netdev's ifindex
+};
+
+// Every port of every RDMA device. A device that leaves between the device
+// list and its port dump is left out. Throws as list_kernel_qps() does.
+std::vector<RdmaLink> list_rdma_links();
+
 // An rdma_cm ID (`rdma resource show cm_id`): the connection manager's view
 // of a connection, whose state and addresses say where a QP's connection
 // stands (its QP, when it has one, by lqpn).

@@ -48,7 +48,12 @@ public:
             if (only_.empty() || d.name == only_)
                 names.insert(d.name);
         for (auto it = open_.begin(); it != open_.end();)
-            it = names.count(it->first) ? std::next(it) : open_.erase(it);
+            if (names.count(it->first)) {
+                ++it;
+            } else {
+                now_named_.erase(it->first);
+                it = open_.erase(it);
+            }
         for (const auto& name : names) {
             if (open_.count(name) || lost_.count(name))
                 continue;
@@ -81,8 +86,8 @@ public:
             } catch (const std::runtime_error& e) {
                 // Said once; the context is opened again at the next look.
                 if (unreadable_.insert(it->first).second)
-                    emit_(watch::watch_record(WatchKind::look_failed, Severity::warning, it->first,
-                                              fmt::format("reading {} failed: {}", it->first, e.what()),
+                    emit_(watch::watch_record(WatchKind::look_failed, Severity::warning, shown(it->first),
+                                              fmt::format("reading {} failed: {}", shown(it->first), e.what()),
                                               wall_clock::now()));
                 it = open_.erase(it);
             }
@@ -131,6 +136,29 @@ public:
         }
     }
 
+    // Follows the kernel's names of the open devices (RDMA netlink's, by
+    // each device's kernel index): this process's libibverbs keeps the name
+    // it first read, so a device renamed since is named here as it is now.
+    void follow_names(const std::vector<kernel::RdmaLink>& links)
+    {
+        for (const auto& [name, d] : open_) {
+            const auto index = verbs::kernel_index(d);
+            if (!index)
+                continue;
+            const auto it = std::find_if(links.begin(), links.end(),
+                                         [&](const kernel::RdmaLink& l) { return l.dev_index == *index; });
+            if (it != links.end())
+                now_named_[name] = it->dev_name;
+        }
+    }
+
+    // The name the kernel gives the device this process's libibverbs lists as `name`.
+    const std::string& shown(const std::string& name) const
+    {
+        const auto it = now_named_.find(name);
+        return it == now_named_.end() ? name : it->second;
+    }
+
     std::string stop_reason;  // set when the hooks' input stopped the wait
 
 private:
@@ -144,7 +172,7 @@ private:
         const verbs::AsyncRead got = verbs::read_async_events(it->second.ctx.get());
         bool fatal = false;
         for (const auto& e : got.events) {
-            emit_(watch::async_event_record(name, e.type, e.port, wall_clock::now()));
+            emit_(watch::async_event_record(shown(name), e.type, e.port, wall_clock::now()));
             fatal = fatal || e.type == IBV_EVENT_DEVICE_FATAL;
         }
         if (got.ended)
@@ -155,8 +183,9 @@ private:
 
     void lose(Open::iterator& it, const std::string& why)
     {
-        emit_(watch::watch_record(WatchKind::device_lost, Severity::error, it->first,
-                                  fmt::format("the watch of {} ended: {}", it->first, why), wall_clock::now()));
+        const std::string& name = shown(it->first);
+        emit_(watch::watch_record(WatchKind::device_lost, Severity::error, name,
+                                  fmt::format("the watch of {} ended: {}", name, why), wall_clock::now()));
         lost_.insert(it->first);
         it = open_.erase(it);
     }
@@ -165,6 +194,7 @@ private:
     const std::function<void(const WatchRecord&)>& emit_;
     Open open_;
     std::set<std::string> refused_, unreadable_, lost_;  // each said once
+    std::map<std::string, std::string> now_named_;       // libibverbs' name -> the kernel's now
 };
 
 template <class T, class F>
@@ -184,6 +214,15 @@ watch::HostLook look_at(Devices& devices, const std::string& only)
         keep_device(*look.qps, only, [](const kernel::KernelQp& q) { return q.dev_name; });
     } catch (const std::runtime_error& e) {
         look.qps_error = e.what();
+    }
+    try {
+        look.links = kernel::list_rdma_links();
+        devices.follow_names(*look.links);
+        for (auto& d : look.ports.devices)
+            d.name = devices.shown(d.name);
+        keep_device(*look.links, only, [](const kernel::RdmaLink& l) { return l.dev_name; });
+    } catch (const std::runtime_error& e) {
+        look.links_error = e.what();
     }
     try {
         look.cm_ids = kernel::list_cm_ids();

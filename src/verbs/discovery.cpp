@@ -183,6 +183,14 @@ ListedDevice resolve_device(const std::string& name)
     throw UsageError(unknown_device_message(name, names));
 }
 
+std::optional<std::uint32_t> kernel_index(const OpenDevice& device)
+{
+    const int index = ibv_get_device_index(device.ctx->device);
+    if (index < 0)
+        return std::nullopt;
+    return static_cast<std::uint32_t>(index);
+}
+
 OpenDevice open_device(const std::string& name)
 {
     int n = 0;

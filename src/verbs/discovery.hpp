@@ -82,6 +82,11 @@ struct OpenDevice {
 // Opens the device `name` stands for ("" = the first). When it cannot be
 // opened, the error names the device file, its mode and owner, and the fix.
 OpenDevice open_device(const std::string& name);
+// The device's index in the kernel (ibv_get_device_index: what RDMA netlink
+// names it by). libibverbs keeps the name it first read for the life of
+// the process, so a device renamed since (`rdma dev set`) is found by this
+// index under its new name; nullopt when the kernel gives none.
+std::optional<std::uint32_t> kernel_index(const OpenDevice& device);
 // One opened device that every QP of a side shares (`-d` opened once, not
 // once per QP, as rdma-core's rc_pingpong passes its one context down).
 using SharedDevice = std::shared_ptr<const OpenDevice>;

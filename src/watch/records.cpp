@@ -62,8 +62,22 @@ const report::DeviceReport* find_device(const report::PortsReport& r, const std:
     return nullptr;
 }
 
+// Netdevs renamed between two looks, old name -> new name (the same ifindex).
+using NetdevRenames = std::map<std::string, std::string>;
+
+// A GID entry the same in two looks, its netdev's rename aside.
+bool same_gid_entry(const report::GidReport& was, const report::GidReport& is, const NetdevRenames& renamed)
+{
+    if (was.gid != is.gid)
+        return false;
+    report::GidReport w = was;
+    if (const auto it = renamed.find(w.netdev); it != renamed.end())
+        w.netdev = it->second;
+    return gid_detail(w) == gid_detail(is);
+}
+
 void compare_ports(const report::DeviceReport& before, const report::DeviceReport& now, double elapsed_s,
-                   const std::string& ts, std::vector<WatchRecord>& out)
+                   const NetdevRenames& renamed, const std::string& ts, std::vector<WatchRecord>& out)
 {
     for (const auto& p : now.ports) {
         const report::PortReport* b = find_port(before, p.port);
@@ -106,7 +120,7 @@ void compare_ports(const report::DeviceReport& before, const report::DeviceRepor
                 WatchRecord r = gid_record(WatchKind::gid_removed, Severity::warning, *g);
                 r.meaning = fmt::format("GID index {} holds no GID now: {}", index, drift);
                 out.push_back(std::move(r));
-            } else if (it->second->gid != g->gid || gid_detail(*it->second) != gid_detail(*g)) {
+            } else if (!same_gid_entry(*g, *it->second, renamed)) {
                 WatchRecord r = gid_record(WatchKind::gid_changed, Severity::warning, *it->second);
                 r.from = decode::Decoded::named(index, g->gid + " (" + gid_detail(*g) + ")");
                 r.to = decode::Decoded::named(index, it->second->gid + " (" + gid_detail(*it->second) + ")");
@@ -168,13 +182,14 @@ void compare_ports(const report::DeviceReport& before, const report::DeviceRepor
     }
 }
 
-using QpId = std::tuple<std::string, std::uint32_t>;
+// A QP by its device's kernel index (the same through a rename) and its number.
+using QpId = std::tuple<std::uint32_t, std::uint32_t>;
 
 std::map<QpId, const kernel::KernelQp*> by_id(const std::vector<kernel::KernelQp>& qps)
 {
     std::map<QpId, const kernel::KernelQp*> m;
     for (const auto& q : qps)
-        m[{q.dev_name, q.lqpn}] = &q;
+        m[{q.dev_index, q.lqpn}] = &q;
     return m;
 }
 
@@ -188,6 +203,91 @@ void place(WatchRecord& r, const std::string& device, std::uint32_t port, std::o
     r.qpn = qpn;
     r.pid = pid;
     r.comm = comm;
+}
+
+std::optional<std::uint32_t> index_of(const std::optional<std::vector<kernel::RdmaLink>>& links,
+                                      const std::string& device)
+{
+    if (links)
+        for (const auto& l : *links)
+            if (l.dev_name == device)
+                return l.dev_index;
+    return std::nullopt;
+}
+
+// Devices renamed between two looks, old name -> new name: RDMA netlink has
+// the old name's kernel index under a new name, the old name has left the
+// device list and the new one was not in it before. (The kernel does not
+// hand a device's index to another one soon: it allocates them cyclically.)
+std::map<std::string, std::string> device_renames(const report::PortsReport& before, const report::PortsReport& now,
+                                                  const std::optional<std::vector<kernel::RdmaLink>>& was,
+                                                  const std::optional<std::vector<kernel::RdmaLink>>& is)
+{
+    std::map<std::string, std::string> out;
+    if (!was || !is)
+        return out;
+    for (const auto& d : before.devices) {
+        const auto index = index_of(was, d.name);
+        if (!index || find_device(now, d.name))
+            continue;
+        const auto it = std::find_if(is->begin(), is->end(), [&](const kernel::RdmaLink& l) { return l.dev_index == *index; });
+        if (it != is->end() && it->dev_name != d.name && find_device(now, it->dev_name) &&
+            !find_device(before, it->dev_name))
+            out.emplace(d.name, it->dev_name);
+    }
+    return out;
+}
+
+// The netdev of each port of one device (by its kernel index), in two
+// looks: attached, detached or renamed. Returns the renames, which the
+// device's GID entries follow.
+NetdevRenames compare_netdevs(const std::string& device, std::uint32_t index, const std::vector<kernel::RdmaLink>& was,
+                              const std::vector<kernel::RdmaLink>& is, const std::string& ts,
+                              std::vector<WatchRecord>& out)
+{
+    NetdevRenames renamed;
+    for (const auto& n : is) {
+        if (n.dev_index != index)
+            continue;
+        const auto b = std::find_if(was.begin(), was.end(), [&](const kernel::RdmaLink& l) {
+            return l.dev_index == index && l.port == n.port;
+        });
+        if (b == was.end() || (b->netdev == n.netdev && b->netdev_index == n.netdev_index))
+            continue;  // a new port (its device's record says it), or the same netdev
+        const auto netdev_record = [&](WatchKind kind, Severity severity) {
+            WatchRecord r = record(kind, WatchSource::rdma_link, severity, ts);
+            r.device = device;
+            r.port = n.port;
+            return r;
+        };
+        const auto named = [](const kernel::RdmaLink& l) {
+            return decode::Decoded::named(l.netdev_index.value_or(0), l.netdev);
+        };
+        if (!b->netdev.empty() && !n.netdev.empty() && b->netdev_index && b->netdev_index == n.netdev_index) {
+            WatchRecord r = netdev_record(WatchKind::netdev_renamed, Severity::info);
+            r.from = named(*b);
+            r.to = named(n);
+            r.meaning = "the port's netdev has a new name (the same interface): its GIDs stay, but whatever names "
+                        "the netdev (NCCL_SOCKET_IFNAME, UCX_NET_DEVICES, a script) must follow";
+            renamed.emplace(b->netdev, n.netdev);
+            out.push_back(std::move(r));
+            continue;
+        }
+        if (!b->netdev.empty()) {
+            WatchRecord r = netdev_record(WatchKind::netdev_detached, Severity::warning);
+            r.from = named(*b);
+            r.meaning = "the port has lost its netdev: on RoCE its GIDs went with it and new connections cannot "
+                        "resolve an address through it; on InfiniBand its IPoIB interface is gone";
+            out.push_back(std::move(r));
+        }
+        if (!n.netdev.empty()) {
+            WatchRecord r = netdev_record(WatchKind::netdev_attached, Severity::info);
+            r.to = named(n);
+            r.meaning = "the port has a netdev now: on RoCE its GIDs come from that netdev's addresses";
+            out.push_back(std::move(r));
+        }
+    }
+    return renamed;
 }
 
 WatchRecord qp_record(WatchKind kind, Severity severity, const kernel::KernelQp& q, const std::string& ts)
@@ -215,6 +315,7 @@ std::string_view source_name(WatchSource source)
     switch (source) {
     case WatchSource::async_event: return "async_event";
     case WatchSource::device_list: return "device_list";
+    case WatchSource::rdma_link: return "rdma_link";
     case WatchSource::port: return "port";
     case WatchSource::gid_table: return "gid_table";
     case WatchSource::res_qp: return "res_qp";
@@ -232,6 +333,10 @@ std::string_view kind_name(WatchKind kind)
     case WatchKind::async_event: return "async_event";
     case WatchKind::device_added: return "device_added";
     case WatchKind::device_removed: return "device_removed";
+    case WatchKind::device_renamed: return "device_renamed";
+    case WatchKind::netdev_attached: return "netdev_attached";
+    case WatchKind::netdev_detached: return "netdev_detached";
+    case WatchKind::netdev_renamed: return "netdev_renamed";
     case WatchKind::port_state: return "port_state";
     case WatchKind::gid_added: return "gid_added";
     case WatchKind::gid_removed: return "gid_removed";
@@ -325,8 +430,12 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
         out.push_back(std::move(r));
     } else {
         const report::PortsReport& before = *last_ports_;
+        const auto renames = device_renames(before, look.ports, last_links_, look.links);
+        std::map<std::string, std::string> renamed_from;  // new name -> old name
+        for (const auto& [old_name, new_name] : renames)
+            renamed_from.emplace(new_name, old_name);
         for (const auto& d : before.devices)
-            if (!find_device(look.ports, d.name)) {
+            if (!find_device(look.ports, d.name) && !renames.count(d.name)) {
                 WatchRecord r = record(WatchKind::device_removed, WatchSource::device_list, Severity::warning, ts);
                 r.device = d.name;
                 r.meaning = "the device left the host (driver unloaded, `rdma link delete`, a reset): its QPs and "
@@ -334,7 +443,9 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
                 out.push_back(std::move(r));
             }
         for (const auto& d : look.ports.devices) {
-            const report::DeviceReport* b = find_device(before, d.name);
+            const auto old_name = renamed_from.find(d.name);
+            const std::string& was_named = old_name == renamed_from.end() ? d.name : old_name->second;
+            const report::DeviceReport* b = find_device(before, was_named);
             if (!b) {
                 WatchRecord r = record(WatchKind::device_added, WatchSource::device_list, Severity::info, ts);
                 r.device = d.name;
@@ -344,9 +455,26 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
                 out.push_back(std::move(r));
                 continue;
             }
-            compare_ports(*b, d, elapsed_s, ts, out);
+            const auto index = index_of(look.links, d.name);
+            if (old_name != renamed_from.end()) {
+                WatchRecord r = record(WatchKind::device_renamed, WatchSource::rdma_link, Severity::warning, ts);
+                r.device = d.name;
+                r.from = decode::Decoded::named(index.value_or(0), was_named);
+                r.to = decode::Decoded::named(index.value_or(0), d.name);
+                r.meaning = "the device has a new name (`rdma dev set`, a udev rule): its ports and QPs go on, but "
+                            "whatever names it (-d, NCCL_IB_HCA, UCX_NET_DEVICES, a script) must use the new one";
+                out.push_back(std::move(r));
+            }
+            NetdevRenames netdevs;
+            if (index && index == index_of(last_links_, was_named))
+                netdevs = compare_netdevs(d.name, *index, *last_links_, *look.links, ts, out);
+            compare_ports(*b, d, elapsed_s, netdevs, ts, out);
         }
     }
+
+    failing("RDMA netlink's devices and ports", look.links ? std::string() : look.links_error);
+    if (look.links)
+        last_links_ = look.links;
 
     failing("RDMA netlink's QPs", look.qps ? std::string() : look.qps_error);
     if (look.qps) {
@@ -379,7 +507,7 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
             const std::vector<kernel::KernelCmId> ids = look.cm_ids.value_or(std::vector<kernel::KernelCmId>{});
             for (const auto& v : health::judge_qps(*look.qps, *last_qps_, elapsed_s, ids))
                 if (v.stuck && !v.error_state) {
-                    const QpId id{v.qp.dev_name, v.qp.lqpn};
+                    const QpId id{v.qp.dev_index, v.qp.lqpn};
                     stalled.insert(id);
                     if (stalled_.count(id))
                         continue;

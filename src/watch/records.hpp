@@ -25,6 +25,7 @@ namespace qps::watch {
 enum class WatchSource {
     async_event,  // ibv_get_async_event on a context of the device
     device_list,  // the device list, compared with the previous look
+    rdma_link,    // RDMA netlink's devices and their ports' netdevs (`rdma link show`), compared
     port,         // the port's attributes (ibv_query_port), compared
     gid_table,    // the GID table, compared
     res_qp,       // RDMA netlink's QPs of every process, compared
@@ -40,6 +41,10 @@ enum class WatchKind {
     async_event,     // an asynchronous event (event: its type)
     device_added,
     device_removed,
+    device_renamed,   // from/to: the old and new name (raw: the device's kernel index)
+    netdev_attached,  // to: the netdev now tied to the port (raw: its ifindex)
+    netdev_detached,  // from: the netdev the port had
+    netdev_renamed,   // from/to: the netdev's old and new name (the same ifindex)
     port_state,      // from/to: the port state
     gid_added,       // index, gid, and the entry's type and netdev in detail
     gid_removed,
@@ -86,6 +91,8 @@ struct HostLook {
     std::string qps_error;
     std::optional<std::vector<kernel::KernelCmId>> cm_ids;
     std::string cm_ids_error;
+    std::optional<std::vector<kernel::RdmaLink>> links;  // each device's kernel index and its ports' netdevs
+    std::string links_error;
 };
 
 // The record of one asynchronous event, read on `device`'s context.
@@ -99,7 +106,9 @@ WatchRecord watch_record(WatchKind kind, decode::Severity severity, std::string 
                          std::chrono::system_clock::time_point wall);
 
 // Compares each look with the one before and returns what changed, in a
-// fixed order: devices, ports, GIDs, counters, QPs, rdma_cm IDs. The first
+// fixed order: devices, ports, GIDs, counters, netdevs, QPs, rdma_cm IDs.
+// A device is known by its kernel index where RDMA netlink gives one, so a
+// device renamed between two looks is said renamed, not removed and added. The first
 // look returns one `started` record that counts what is watched.
 class HostWatch {
 public:
@@ -112,7 +121,8 @@ private:
     std::optional<std::chrono::steady_clock::time_point> last_time_;
     std::optional<std::vector<kernel::KernelQp>> last_qps_;        // the last look that read them
     std::optional<std::vector<kernel::KernelCmId>> last_cm_ids_;
-    std::set<std::tuple<std::string, std::uint32_t>> stalled_;  // (device, QPN) said stalled, until they move
+    std::optional<std::vector<kernel::RdmaLink>> last_links_;
+    std::set<std::tuple<std::uint32_t, std::uint32_t>> stalled_;  // (device index, QPN) said stalled, until they move
     std::set<std::string> failing_;  // parts whose look failed last time (said once, not every look)
 };
 

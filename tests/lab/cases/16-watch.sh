@@ -2,8 +2,9 @@
 # down and up (PORT_ERR, then PORT_ACTIVE), an address added and removed
 # (GID_CHANGE, the GID entry by index), a QP created, moved and destroyed
 # (with its owner), a bw client's QP into ERR once its server is gone (with
-# the client's pid and comm), a device added and deleted (`rdma link
-# delete` not held up by the watch's context), a bw's packets counted as the
+# the client's pid and comm), a device added, renamed (by its RDMA netlink
+# index), its netdev renamed, and deleted (`rdma link delete` not held up
+# by the watch's context), a bw's packets counted as the
 # bw counted its messages, a churn of 10,000 QPs (the watch's RSS flat);
 # every JSON line valid against docs/schema/watch.schema.json; SIGTERM ends
 # it with exit 0; --top under tmux. Each step
@@ -126,7 +127,7 @@ expect_true "the client, let go, ends as failed or lost its peer (exit 1 or 3, g
 expect_true "qp_destroyed for the client's QP" \
   eventually 60 w_has "any(.kind == \"qp_destroyed\" and .pid == $e_cli)"
 
-case_ "watch: a device added and deleted: named each time; the delete is not held up; the watch goes on"
+case_ "watch: a device added, renamed, its netdev renamed, deleted: named each time; the delete is not held up; the watch goes on"
 ip link add veth8 type veth peer name veth9
 ip link set veth8 up
 ip link set veth9 up
@@ -134,10 +135,27 @@ rdma link add rxw8 type rxe netdev veth8
 expect_true "device_added rxw8 within 60 s" eventually 60 w_has 'any(.kind == "device_added" and .device == "rxw8" and .source == "device_list")'
 expect_true "the watch holds two uverbs files now" \
   eventually 30 bash -c '[ "$(ls -l /proc/$1/fd | grep -c /dev/infiniband/uverbs)" -ge 2 ]' _ "$w_pid"
-run timeout 60 rdma link delete rxw8
+rw_index=$(rdma -j dev show rxw8 | jq -r '.[0].ifindex')
+run rdma dev set rxw8 name rxw7
 expect_rc 0
-expect_true "device_removed rxw8" eventually 60 w_has 'any(.kind == "device_removed" and .device == "rxw8")'
+expect_true "device_renamed rxw8 -> rxw7 (RDMA netlink's index $rw_index) within 60 s" \
+  eventually 60 w_has "any(.kind == \"device_renamed\" and .device == \"rxw7\" and .source == \"rdma_link\" and .from.name == \"rxw8\" and .to.name == \"rxw7\" and .to.raw == $rw_index)"
+expect_true "rxw8 was not said removed, nor rxw7 added" \
+  w_has 'all(.[]; (.kind == "device_removed" and .device == "rxw8") or (.kind == "device_added" and .device == "rxw7") | not)'
+# A netdev is renamed while down; the port follows it (`rdma link show`).
+veth8_index=$(cat /sys/class/net/veth8/ifindex)
+ip link set veth8 down
+ip link set veth8 name vethr8
+ip link set vethr8 up
+expect_true "rdma link show names vethr8 for rxw7/1" bash -c '[ "$(rdma -j link show rxw7/1 | jq -r ".[0].netdev")" = vethr8 ]'
+expect_true "netdev_renamed of rxw7 port 1, veth8 -> vethr8 (ifindex $veth8_index) within 60 s" \
+  eventually 60 w_has "any(.kind == \"netdev_renamed\" and .device == \"rxw7\" and .port == 1 and .from.name == \"veth8\" and .to.name == \"vethr8\" and .to.raw == $veth8_index)"
+expect_true "no GID entry of rxw7 said changed by the rename" w_has 'all(.[]; .kind == "gid_changed" and .device == "rxw7" | not)'
+run timeout 60 rdma link delete rxw7
+expect_rc 0
+expect_true "device_removed rxw7" eventually 60 w_has 'any(.kind == "device_removed" and .device == "rxw7")'
 expect_true "the watch still runs" kill -0 "$w_pid"
+ip link del vethr8 2>/dev/null
 ip link del veth8 2>/dev/null
 
 case_ "watch --prometheus: rxe0's counters on /metrics are those of ports --format prometheus read between two looks"

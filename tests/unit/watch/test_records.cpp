@@ -163,6 +163,108 @@ TEST_CASE("watch: devices added and removed, named from the device list")
     CHECK(rs[0].device == "rxe1");
 }
 
+kernel::RdmaLink link(std::uint32_t dev_index, std::string device, std::string netdev, std::uint32_t ifindex)
+{
+    return kernel::RdmaLink{dev_index, std::move(device), 1, std::move(netdev),
+                            ifindex ? std::optional<std::uint32_t>(ifindex) : std::nullopt};
+}
+
+HostLook look_with_links(report::PortsReport ports, std::vector<kernel::RdmaLink> links)
+{
+    HostLook l = look_of(std::move(ports));
+    l.links = std::move(links);
+    return l;
+}
+
+TEST_CASE("watch: a device renamed is said renamed (by its kernel index), not removed and added")
+{
+    HostWatch w;
+    w.next(look_with_links(host(IBV_PORT_ACTIVE, {}, 0, 0, {"rxw8"}),
+                           {link(1, "rxe0", "veth0", 2), link(3, "rxw8", "veth8", 12)}),
+           t0, wall0);
+    auto rs = w.next(look_with_links(host(IBV_PORT_ACTIVE, {}, 0, 0, {"rxw9"}),
+                                     {link(1, "rxe0", "veth0", 2), link(3, "rxw9", "veth8", 12)}),
+                     t0 + 1s, wall0 + 1s);
+    REQUIRE(kinds(rs) == std::vector{WatchKind::device_renamed});
+    CHECK(rs[0].device == "rxw9");
+    CHECK(rs[0].source == WatchSource::rdma_link);
+    REQUIRE(rs[0].from);
+    REQUIRE(rs[0].to);
+    CHECK(rs[0].from->name == "rxw8");
+    CHECK(rs[0].to->name == "rxw9");
+    CHECK(rs[0].to->raw == 3);
+    CHECK(rs[0].meaning.find("new name") != std::string::npos);
+    CHECK(formatters::watch_line(rs[0], false).find("device_renamed rxw8 -> rxw9") != std::string::npos);
+
+    // Another device under the old index's name, later: added, not renamed.
+    rs = w.next(look_with_links(host(IBV_PORT_ACTIVE, {}, 0, 0, {"rxw9", "rxw8"}),
+                                {link(1, "rxe0", "veth0", 2), link(3, "rxw9", "veth8", 12), link(4, "rxw8", "veth7", 11)}),
+                t0 + 2s, wall0 + 2s);
+    REQUIRE(kinds(rs) == std::vector{WatchKind::device_added});
+    CHECK(rs[0].device == "rxw8");
+
+    // Where RDMA netlink could not be read, the device list alone: removed, then added.
+    HostWatch blind;
+    blind.next(look_of(host(IBV_PORT_ACTIVE, {}, 0, 0, {"rxw8"})), t0, wall0);
+    rs = blind.next(look_of(host(IBV_PORT_ACTIVE, {}, 0, 0, {"rxw9"})), t0 + 1s, wall0 + 1s);
+    CHECK(kinds(rs) == std::vector{WatchKind::device_removed, WatchKind::device_added});
+}
+
+TEST_CASE("watch: a port's netdev renamed, detached and attached; its GIDs follow a rename without a record")
+{
+    HostWatch w;
+    w.next(look_with_links(host(IBV_PORT_ACTIVE, {gid_entry(1, "::ffff:192.0.2.1", "veth0")}),
+                           {link(1, "rxe0", "veth0", 2)}),
+           t0, wall0);
+    // Renamed: the same ifindex. The GID entry names the new netdev: not a GID change.
+    auto rs = w.next(look_with_links(host(IBV_PORT_ACTIVE, {gid_entry(1, "::ffff:192.0.2.1", "lab0")}),
+                                     {link(1, "rxe0", "lab0", 2)}),
+                     t0 + 1s, wall0 + 1s);
+    REQUIRE(kinds(rs) == std::vector{WatchKind::netdev_renamed});
+    CHECK(rs[0].device == "rxe0");
+    CHECK(rs[0].port == 1u);
+    CHECK(rs[0].from->name == "veth0");
+    CHECK(rs[0].to->name == "lab0");
+    CHECK(rs[0].to->raw == 2);
+    CHECK(rs[0].severity == decode::Severity::info);
+
+    // Detached: the port has none, and its GID went with it.
+    rs = w.next(look_with_links(host(IBV_PORT_ACTIVE, {}), {link(1, "rxe0", "", 0)}), t0 + 2s, wall0 + 2s);
+    REQUIRE(kinds(rs) == std::vector{WatchKind::netdev_detached, WatchKind::gid_removed});
+    CHECK(rs[0].from->name == "lab0");
+    CHECK_FALSE(rs[0].to);
+    CHECK(rs[0].severity == decode::Severity::warning);
+    CHECK(formatters::watch_line(rs[0], false).find("netdev_detached lab0") != std::string::npos);
+
+    // Attached again, then another netdev in its place: detached and attached.
+    rs = w.next(look_with_links(host(IBV_PORT_ACTIVE, {}), {link(1, "rxe0", "lab0", 2)}), t0 + 3s, wall0 + 3s);
+    REQUIRE(kinds(rs) == std::vector{WatchKind::netdev_attached});
+    CHECK(rs[0].to->name == "lab0");
+    rs = w.next(look_with_links(host(IBV_PORT_ACTIVE, {}), {link(1, "rxe0", "bond0", 9)}), t0 + 4s, wall0 + 4s);
+    CHECK(kinds(rs) == std::vector{WatchKind::netdev_detached, WatchKind::netdev_attached});
+
+    // A netdev's name is bytes from outside: escaped in the text line.
+    rs = w.next(look_with_links(host(IBV_PORT_ACTIVE, {}), {link(1, "rxe0", "evil\x1b[2J", 9)}), t0 + 5s, wall0 + 5s);
+    REQUIRE(kinds(rs) == std::vector{WatchKind::netdev_renamed});
+    CHECK(formatters::watch_line(rs[0], false).find('\x1b') == std::string::npos);
+}
+
+TEST_CASE("watch: RDMA netlink's devices that cannot be read are said once; the rest goes on")
+{
+    HostWatch w;
+    w.next(look_with_links(host(IBV_PORT_ACTIVE, {}), {link(1, "rxe0", "veth0", 2)}), t0, wall0);
+    HostLook failed = look_of(host(IBV_PORT_DOWN, {}));
+    failed.links_error = "RDMA netlink RDMA_NLDEV_CMD_GET dump: EPERM";
+    auto rs = w.next(failed, t0 + 1s, wall0 + 1s);
+    REQUIRE(kinds(rs) == std::vector{WatchKind::port_state, WatchKind::look_failed});
+    CHECK(rs[1].detail.find("RDMA netlink's devices and ports: ") == 0);
+    rs = w.next(failed, t0 + 2s, wall0 + 2s);
+    CHECK(rs.empty());
+    rs = w.next(look_with_links(host(IBV_PORT_DOWN, {}), {link(1, "rxe0", "veth0", 2)}), t0 + 3s, wall0 + 3s);
+    REQUIRE(kinds(rs) == std::vector{WatchKind::look_failed});
+    CHECK(rs[0].detail.find("can be read again") != std::string::npos);
+}
+
 TEST_CASE("watch: the port's packet rate over the time between looks")
 {
     HostWatch w;

@@ -37,6 +37,7 @@ Value hex24(std::uint32_t v) { return decode::hex_number(v); }
 Value port_or_none(std::uint32_t port) { return port == 0 ? Value{nullptr} : Value{u64{port}}; }
 Value port_or_none(const std::optional<std::uint32_t>& port) { return port ? Value{u64{*port}} : Value{nullptr}; }
 Value number_or_none(const std::optional<std::uint32_t>& v) { return v ? Value{u64{*v}} : Value{}; }
+Value text_or_none(const std::string& s) { return s.empty() ? Value{} : Value{s}; }
 
 // A wait that may be infinite: {"raw": code-independent us, "name": "67.109 ms"} or "infinite".
 Value wait_us(const std::optional<double>& us)
@@ -315,6 +316,17 @@ void render_kernel_qp(const report::KernelQpReport& q, Printer& p, const health:
     if (q.pid)
         p.field("pid", "pid", u64{*q.pid});
     p.field("comm", "command", OutsideBytes{q.comm});
+    if (q.consumer) {
+        const report::QpConsumer& c = *q.consumer;
+        ObjectScope scope(p, "consumer", "its rdma_cm ID's consumer");
+        p.field("owner", "owner", OutsideBytes{c.owner});
+        p.field("local", "local address", text_or_none(c.local));
+        p.field("remote", "remote address", text_or_none(c.remote));
+        p.field("cm_state", "rdma_cm state", c.cm_state);
+        p.field("serves", "serves", text_or_none(c.serves));
+        p.field("serves_state", "its state", text_or_none(c.serves_state));
+        p.field("serves_target", "its target", text_or_none(c.serves_target));
+    }
     if (!q.driver.empty()) {
         ObjectScope d(p, "driver", "driver details");
         for (const auto& [k, v] : q.driver)
@@ -352,12 +364,24 @@ void render_kernel_qps(const ops::QpListing& listing, Printer& p)
              {"rq_psn", "RQ PSN"},
              {"pid", "PID"},
              {"comm", "COMMAND"},
-             {"held", "HELD"}},
+             {"held", "HELD"},
+             {"consumer", "CONSUMER"},
+             {"remote", "REMOTE"},
+             {"serves", "SERVES"}},
             {}};
-    for (const auto& q : qps)
+    for (const auto& q : qps) {
+        const auto& c = q.consumer;
+        // What a kernel consumer's QP serves, with its state: "nvme0 (live)".
+        const Value serves = !c || c->serves.empty()
+                                 ? Value{}
+                                 : Value{c->serves_state.empty() ? c->serves
+                                                                 : fmt::format("{} ({})", c->serves, c->serves_state)};
         t.rows.push_back({q.device, port_or_none(q.port), hex24(q.qpn), q.type, q.state,
                           q.dest_qpn ? hex24(*q.dest_qpn) : Value{}, number_or_none(q.sq_psn),
-                          number_or_none(q.rq_psn), number_or_none(q.pid), OutsideBytes{q.comm}, q.held});
+                          number_or_none(q.rq_psn), number_or_none(q.pid), OutsideBytes{q.comm}, q.held,
+                          c ? Value{OutsideBytes{c->owner}} : Value{}, c && !c->remote.empty() ? Value{c->remote} : Value{},
+                          serves});
+    }
     p.table("qps",
             notes.stalled_s ? fmt::format("{} QP(s) without progress in {:g} s, or in ERR/SQE", qps.size(),
                                           *notes.stalled_s)

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "src/error.hpp"
+#include "src/kernel/consumers.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/ops/qp_session.hpp"
 
@@ -39,12 +40,14 @@ QpListing list_qps(const QpListFilter& f)
     // With --stalled: read every 100 ms (retransmissions move PSNs back and
     // forth) and the port counters around it.
     health::QpWatch watch;
+    const std::vector<kernel::KernelCmId> ids = health::cm_ids_or_none();
     if (f.stalled_s > 0) {
         watch = health::watch_qps(f.stalled_s);
     } else {
         watch.readings = {kernel::list_kernel_qps()};
-        watch.verdicts = health::judge_qps(watch.readings, 0, health::cm_ids_or_none());
+        watch.verdicts = health::judge_qps(watch.readings, 0, ids);
     }
+    const auto controllers = kernel::list_nvme_controllers();
     const bool stalled = watch.readings.size() > 1;
     QpListing out;
     if (stalled) {
@@ -60,6 +63,7 @@ QpListing list_qps(const QpListFilter& f)
         if (!kept(f, q, held_here))
             continue;
         out.qps.push_back(report::kernel_qp_report(q, held_here));
+        out.qps.back().consumer = report::qp_consumer(q, ids, controllers);
         if (!v)
             continue;
         if (stalled || v->error_state)
@@ -80,7 +84,9 @@ KernelQpView query_kernel_qp(std::uint32_t qpn, const std::string& device)
         throw UsageError(fmt::format("no QP {:#x} ({}) on this host{}: 'qpscope qp list' shows them all", qpn, qpn,
                                      device.empty() ? "" : " on " + device));
     KernelQpView view{report::kernel_qp_report(*it), std::nullopt};
-    const auto verdicts = health::judge_qps(all, std::nullopt, 0, health::cm_ids_or_none());
+    const std::vector<kernel::KernelCmId> ids = health::cm_ids_or_none();
+    view.qp.consumer = report::qp_consumer(*it, ids, kernel::list_nvme_controllers());
+    const auto verdicts = health::judge_qps(all, std::nullopt, 0, ids);
     if (const auto* v = verdict_of(verdicts, *it))
         view.verdict = *v;
     return view;

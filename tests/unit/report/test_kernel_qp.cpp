@@ -47,3 +47,51 @@ TEST_CASE("kernel QP report: types, states, port and the optional members decode
     CHECK(odd.type.raw == 7);
     CHECK_FALSE(odd.type.known);
 }
+
+TEST_CASE("a kernel QP's consumer: its rdma_cm ID's owner and addresses, and the NVMe-oF controller it serves")
+{
+    kernel::KernelQp q;
+    q.dev_name = "rxe0";
+    q.lqpn = 0x12;
+    q.comm = "rdma_cm";
+    kernel::KernelCmId id;
+    id.dev_name = "rxe0";
+    id.lqpn = 0x12;
+    id.state = 9;  // RDMA_CM_CONNECT
+    id.src = "192.0.2.1:53412";
+    id.dst = "192.0.2.2:4420";
+    id.comm = "nvme_rdma";
+    kernel::KernelCmId other = id;
+    other.lqpn = 0x13;
+    other.comm = "rpcrdma";
+    kernel::NvmeController pcie{"nvme0", "pcie", "live", "", "0000:00:04.0", {}};
+    kernel::NvmeController tcp{"nvme1", "tcp", "live", "nqn.tcp", "", {{"traddr", "192.0.2.2"}, {"trsvcid", "4420"}}};
+    kernel::NvmeController rdma{"nvme2", "rdma", "resetting", "nqn.2026-12.lab:nullb", "",
+                                {{"traddr", "192.0.2.2"}, {"trsvcid", "4420"}}};
+
+    const auto c = report::qp_consumer(q, {other, id}, {pcie, tcp, rdma});
+    REQUIRE(c);
+    CHECK(c->owner == "nvme_rdma");
+    CHECK(c->local == "192.0.2.1:53412");
+    CHECK(c->remote == "192.0.2.2:4420");
+    CHECK(c->cm_state.raw == 9);
+    CHECK(c->serves == "nvme2");  // the RDMA one to that target, not the TCP one
+    CHECK(c->serves_state == "resetting");
+    CHECK(c->serves_target == "nqn.2026-12.lab:nullb");
+
+    // Another port of the target: no controller; another QPN or device: no ID.
+    kernel::KernelCmId elsewhere = id;
+    elsewhere.dst = "192.0.2.2:4421";
+    CHECK(report::qp_consumer(q, {elsewhere}, {rdma})->serves.empty());
+    q.lqpn = 0x14;
+    CHECK_FALSE(report::qp_consumer(q, {id, other}, {rdma}));
+    q.lqpn = 0x12;
+    q.dev_name = "rxe1";
+    CHECK_FALSE(report::qp_consumer(q, {id}, {rdma}));
+
+    // IPv6: the ID writes [addr]:port, sysfs the bare address.
+    q.dev_name = "rxe0";
+    id.dst = "[fe80::2]:4420";
+    kernel::NvmeController v6{"nvme3", "rdma", "live", "nqn.v6", "", {{"traddr", "fe80::2"}, {"trsvcid", "4420"}}};
+    CHECK(report::qp_consumer(q, {id}, {rdma, v6})->serves == "nvme3");
+}

@@ -1,0 +1,35 @@
+// The kernel's own RDMA consumers as sysfs names them: the storage
+// drivers whose QPs belong to no process (nvme-rdma first). RDMA netlink
+// names a kernel QP's rdma_cm ID and its owner (`nvme_rdma`); the object
+// that owner serves (an NVMe-oF controller, its target and its state)
+// is only here.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qps::kernel {
+
+// An NVMe controller (/sys/class/nvme/nvmeN): for a fabrics controller,
+// its transport ("rdma", "tcp", ...), its target address and the
+// subsystem's NQN; its state as the kernel names it ("live", "resetting",
+// "connecting", "deleting", "deleting (no IO)", "dead", "new").
+struct NvmeController {
+    std::string name;       // "nvme0"
+    std::string transport;  // "rdma"; "pcie" for a local disk
+    std::string state;
+    std::string subsysnqn;
+    std::string address;    // as sysfs writes it: "traddr=192.0.2.2,trsvcid=4420"
+    std::map<std::string, std::string> address_fields;  // traddr, trsvcid, host_traddr, host_iface
+};
+
+// Every controller under `root` (none when there is no such directory: no
+// NVMe driver loaded). A file that cannot be read is left empty.
+std::vector<NvmeController> list_nvme_controllers(const std::string& root = "/sys/class/nvme");
+
+// "traddr=192.0.2.2,trsvcid=4420,host_traddr=192.0.2.1\n" -> its fields.
+std::map<std::string, std::string> parse_fabrics_address(std::string_view text);
+
+}  // namespace qps::kernel

@@ -1,0 +1,82 @@
+# Lab cases of the kernel's RDMA consumers (two-host lab): NVMe over Fabrics
+# on RDMA for real. B exports a null_blk namespace through nvmet-rdma
+# (tests/lab/nvmeof-target.sh), A connects with nvme-rdma through
+# /dev/nvme-fabrics, reads from it, and qpscope names the kernel's QPs by
+# their consumer: `qp list` and `qp query` show nvme_rdma, the target's
+# address and the controller (nvme0, live) for the QPs whose own owner is
+# rdma_cm. Torn down after: no controller, no target, modules unloaded.
+# Sourced by tests/lab/run-all with $q and $here set.
+if ! command -v on-b >/dev/null; then
+  case_ "NVMe over Fabrics on RDMA"
+  skip "no host B (this boot is not lab/qpscope-lab --hosts 2)"
+  return 0
+fi
+source "$here/schema-lib.sh"
+readonly nvme_nqn=nqn.2026-12.lab:qpscope-null
+jqo() { jq -r "$1" <<<"$out"; }
+# The controller of that subsystem on A ("" when none).
+nvme_ctrl() {
+  local c
+  for c in /sys/class/nvme/nvme*; do
+    [ "$(cat "$c/subsysnqn" 2>/dev/null)" = "$nvme_nqn" ] && { basename "$c"; return; }
+  done
+}
+
+case_ "NVMe-oF over RDMA: B's target, A's connection, I/O"
+run on-b timeout 60 "$here/nvmeof-target.sh" up
+expect_rc 0
+run modprobe nvme-rdma
+expect_rc 0
+run timeout 60 sh -c "echo 'nqn=$nvme_nqn,transport=rdma,traddr=192.0.2.2,trsvcid=4420' >/dev/nvme-fabrics"
+expect_rc 0
+ctrl=$(nvme_ctrl)
+expect_true "a controller of $nvme_nqn on A ($ctrl)" test -n "$ctrl"
+expect_true "$ctrl is live within 30 s" eventually 30 bash -c '[ "$(cat /sys/class/nvme/$1/state)" = live ]' _ "$ctrl"
+run timeout 60 dd if="/dev/${ctrl}n1" of=/dev/null bs=4k count=64 iflag=direct
+expect_rc 0
+# The kernel's view of the same QPs, to compare with.
+cm_json=$(rdma -j resource show cm_id)
+nvme_qpns=$(jq -r '[.[] | select(.comm == "nvme_rdma") | .lqpn] | sort | map(tostring) | join(" ")' <<<"$cm_json")
+expect_true "rdma resource show cm_id names nvme_rdma's QPs ($nvme_qpns)" test -n "$nvme_qpns"
+
+case_ "qp list (no -d): the kernel's QPs of nvme_rdma named by their consumer, its target and the controller"
+run "$q" --json qp list
+expect_rc 0
+expect_valid qp-list
+expect_true "each QP of nvme_rdma's IDs is listed with consumer nvme_rdma, remote 192.0.2.2:4420, serves $ctrl (live)" \
+  jq_true --arg qpns "$nvme_qpns" --arg ctrl "$ctrl" '
+    ($qpns | split(" ") | map(tonumber)) as $want
+    | [.qps[] | select(.consumer == "nvme_rdma")] as $mine
+    | ($mine | map(.qpn.raw) | sort) == $want
+      and all($mine[]; .comm == "rdma_cm" and .remote == "192.0.2.2:4420" and .serves == ($ctrl + " (live)"))' <<<"$out"
+expect_true "the GSI QP has no consumer" jq_true 'all(.qps[] | select(.type.name == "GSI"); .consumer == null)' <<<"$out"
+run "$q" qp list
+expect_rc 0
+expect_true "the text table's row for a QP of nvme_rdma: rdma_cm, nvme_rdma, the target, $ctrl (live)" \
+  bash -c 'grep -qE "rdma_cm +.*nvme_rdma +192\.0\.2\.2:4420 +$1 \(live\)" <<<"$2"' _ "$ctrl" "$out"
+
+case_ "qp list -d rxe0 and qp query: the same consumer"
+run "$q" --json qp list -d rxe0
+expect_rc 0
+expect_true "-d rxe0 lists nvme_rdma's QPs too" jq_true '[.qps[] | select(.consumer == "nvme_rdma")] | length > 0' <<<"$out"
+first_qpn=${nvme_qpns%% *}
+run "$q" --json qp query "$first_qpn"
+expect_rc 0
+expect_valid qp-query
+expect_true "qp query $first_qpn: consumer nvme_rdma, its state CONNECT, the target, $ctrl live, its NQN" \
+  jq_true --arg ctrl "$ctrl" --arg nqn "$nvme_nqn" '.qp.consumer | .owner == "nvme_rdma" and .remote == "192.0.2.2:4420"
+      and .cm_state.name == "CONNECT" and .serves == $ctrl and .serves_state == "live" and .serves_target == $nqn' <<<"$out"
+run "$q" qp query "$first_qpn"
+expect_rc 0
+expect_out_has "nvme_rdma"
+expect_out_has "$nvme_nqn"
+
+case_ "NVMe-oF torn down: no controller, no target, no QP of nvme_rdma left"
+[ -n "$ctrl" ] && echo 1 >"/sys/class/nvme/$ctrl/delete_controller"
+expect_true "the controller is gone within 30 s" eventually 30 bash -c '[ -z "$(for c in /sys/class/nvme/nvme*; do [ "$(cat $c/subsysnqn 2>/dev/null)" = "$1" ] && echo $c; done)" ]' _ "$nvme_nqn"
+modprobe -r nvme-rdma 2>/dev/null
+run on-b timeout 60 "$here/nvmeof-target.sh" down
+expect_rc 0
+expect_true "no cm_id of nvme_rdma or nvmet_rdma on either host" \
+  bash -c '! rdma -j resource show cm_id | grep -q nvme && ! on-b rdma -j resource show cm_id | grep -q nvme'
+sch_done

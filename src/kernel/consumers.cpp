@@ -58,6 +58,8 @@ std::vector<NvmeController> list_nvme_controllers(const std::string& root)
         c.subsysnqn = read_line(entry.path() / "subsysnqn");
         c.address = read_line(entry.path() / "address");
         c.address_fields = parse_fabrics_address(c.address);
+        c.reconnect_delay = read_line(entry.path() / "reconnect_delay");
+        c.ctrl_loss_tmo = read_line(entry.path() / "ctrl_loss_tmo");
         out.push_back(std::move(c));
     }
     std::sort(out.begin(), out.end(), [](const NvmeController& a, const NvmeController& b) {

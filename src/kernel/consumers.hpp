@@ -23,6 +23,7 @@ struct NvmeController {
     std::string subsysnqn;
     std::string address;    // as sysfs writes it: "traddr=192.0.2.2,trsvcid=4420"
     std::map<std::string, std::string> address_fields;  // traddr, trsvcid, host_traddr, host_iface
+    std::string reconnect_delay, ctrl_loss_tmo;  // seconds, as sysfs writes them ("off" for none); fabrics only
 };
 
 // Every controller under `root` (none when there is no such directory: no

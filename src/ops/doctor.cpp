@@ -12,8 +12,10 @@
 #include "src/health/counter_checks.hpp"
 #include "src/health/kernel_checks.hpp"
 #include "src/health/preflight.hpp"
+#include "src/health/storage_checks.hpp"
 #include "src/health/stuck.hpp"
 #include "src/host/checks.hpp"
+#include "src/kernel/consumers.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/kernel/sysfs.hpp"
 #include "src/net/interrupt.hpp"
@@ -271,6 +273,9 @@ void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOpti
             out.push_back(std::move(f));
     else
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));
+    // The kernel's storage consumers: an NVMe-oF controller over RDMA that is not live.
+    for (auto& f : health::nvme_rdma_findings(kernel::list_nvme_controllers()))
+        out.push_back(std::move(f));
 }
 
 // The self-test, per ACTIVE port whose QPs qpscope can connect.

@@ -71,7 +71,39 @@ expect_rc 0
 expect_out_has "nvme_rdma"
 expect_out_has "$nvme_nqn"
 
+case_ "doctor (no -d) with the controller live: storage.nvme_rdma ok, naming $ctrl and its target"
+run "$q" --json doctor
+expect_valid doctor
+expect_true "storage.nvme_rdma ok for $ctrl to 192.0.2.2:4420" jq_true --arg ctrl "$ctrl" \
+  'any(.findings[]; .id == "storage.nvme_rdma" and .status == "ok" and (.summary | contains("controller " + $ctrl + " over RDMA to 192.0.2.2:4420")))' <<<"$out"
+
+case_ "B drops RoCE (UDP 4791) on ingress: $ctrl leaves live; doctor fails it, naming the controller, the target and the way to look; restored, live again and doctor says so"
+on-b sh -c 'tc qdisc add dev eth0 clsact && tc filter add dev eth0 ingress protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff action drop'
+# The keep-alive (kato 5 s) notices first; the I/O below makes it sooner.
+timeout 20 dd if="/dev/${ctrl}n1" of=/dev/null bs=4k count=8 iflag=direct 2>/dev/null &
+outage_dd=$!
+expect_true "$ctrl leaves live within 120 s" eventually 120 bash -c '[ "$(cat /sys/class/nvme/$1/state)" != live ]' _ "$ctrl"
+outage_state=$(cat "/sys/class/nvme/$ctrl/state")
+run "$q" --json doctor
+expect_rc 1
+expect_valid doctor
+expect_true "storage.nvme_rdma fails for $ctrl ($outage_state): the target, the state's meaning, qpscope path to it" jq_true --arg ctrl "$ctrl" '
+  any(.findings[]; .id == "storage.nvme_rdma" and .status == "fail"
+      and (.summary | contains("controller " + $ctrl + " over RDMA to 192.0.2.2:4420")) and (.summary | contains("not live"))
+      and (.fix | contains("qpscope path 192.0.2.2")) and (.why | length > 0))' <<<"$out"
+run "$q" doctor
+expect_out_has "not live"
+on-b sh -c 'tc qdisc del dev eth0 clsact'
+expect_true "$ctrl is live again within 180 s (the kernel reconnects every reconnect_delay s)" \
+  eventually 180 bash -c '[ "$(cat /sys/class/nvme/$1/state)" = live ]' _ "$ctrl"
+# (Its dd only: a bare wait would wait for the schema validator too.)
+wait "$outage_dd" 2>/dev/null
+run "$q" --json doctor
+expect_true "storage.nvme_rdma ok again for $ctrl" jq_true --arg ctrl "$ctrl" \
+  'any(.findings[]; .id == "storage.nvme_rdma" and .status == "ok" and (.summary | contains($ctrl)))' <<<"$out"
+
 case_ "NVMe-oF torn down: no controller, no target, no QP of nvme_rdma left"
+on-b sh -c 'tc qdisc del dev eth0 clsact 2>/dev/null; true'
 [ -n "$ctrl" ] && echo 1 >"/sys/class/nvme/$ctrl/delete_controller"
 expect_true "the controller is gone within 30 s" eventually 30 bash -c '[ -z "$(for c in /sys/class/nvme/nvme*; do [ "$(cat $c/subsysnqn 2>/dev/null)" = "$1" ] && echo $c; done)" ]' _ "$nvme_nqn"
 modprobe -r nvme-rdma 2>/dev/null

@@ -64,10 +64,10 @@ TEST_CASE("a kernel QP's consumer: its rdma_cm ID's owner and addresses, and the
     kernel::KernelCmId other = id;
     other.lqpn = 0x13;
     other.comm = "rpcrdma";
-    kernel::NvmeController pcie{"nvme0", "pcie", "live", "", "0000:00:04.0", {}};
-    kernel::NvmeController tcp{"nvme1", "tcp", "live", "nqn.tcp", "", {{"traddr", "192.0.2.2"}, {"trsvcid", "4420"}}};
+    kernel::NvmeController pcie{"nvme0", "pcie", "live", "", "0000:00:04.0", {}, "", ""};
+    kernel::NvmeController tcp{"nvme1", "tcp", "live", "nqn.tcp", "", {{"traddr", "192.0.2.2"}, {"trsvcid", "4420"}}, "", ""};
     kernel::NvmeController rdma{"nvme2", "rdma", "resetting", "nqn.2026-12.lab:nullb", "",
-                                {{"traddr", "192.0.2.2"}, {"trsvcid", "4420"}}};
+                                {{"traddr", "192.0.2.2"}, {"trsvcid", "4420"}}, "10", "600"};
 
     const auto c = report::qp_consumer(q, {other, id}, {pcie, tcp, rdma});
     REQUIRE(c);
@@ -92,6 +92,6 @@ TEST_CASE("a kernel QP's consumer: its rdma_cm ID's owner and addresses, and the
     // IPv6: the ID writes [addr]:port, sysfs the bare address.
     q.dev_name = "rxe0";
     id.dst = "[fe80::2]:4420";
-    kernel::NvmeController v6{"nvme3", "rdma", "live", "nqn.v6", "", {{"traddr", "fe80::2"}, {"trsvcid", "4420"}}};
+    kernel::NvmeController v6{"nvme3", "rdma", "live", "nqn.v6", "", {{"traddr", "fe80::2"}, {"trsvcid", "4420"}}, "", ""};
     CHECK(report::qp_consumer(q, {id}, {rdma, v6})->serves == "nvme3");
 }

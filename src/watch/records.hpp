@@ -101,6 +101,9 @@ struct HostLook {
 WatchRecord async_event_record(const std::string& device, int event_type, std::optional<std::uint32_t> port,
                                std::chrono::system_clock::time_point wall);
 
+// A record of `kind` from `source` at `timestamp`, its other members empty.
+WatchRecord blank_record(WatchKind kind, WatchSource source, decode::Severity severity, const std::string& timestamp);
+
 // A record of the watch itself (started, look_failed, device_lost, stopped).
 WatchRecord watch_record(WatchKind kind, decode::Severity severity, std::string device, std::string detail,
                          std::chrono::system_clock::time_point wall);

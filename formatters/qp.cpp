@@ -425,10 +425,14 @@ void render_kernel_qps(const ops::QpListing& listing, Printer& p)
         p.end_list();
     }
     const auto any = [&](auto pred) { return std::any_of(notes.verdicts.begin(), notes.verdicts.end(), pred); };
-    if (any([](const health::QpVerdict& v) { return v.error_state; }))
+    if (any([](const health::QpVerdict& v) { return v.error_state && v.qp.pid; }))
         p.note("The failed completion of a QP in ERR or SQE is known only to its owner: see its log for the status "
                "('qpscope doctor' shows the port counters around it).");
-    if (any([](const health::QpVerdict& v) { return v.stuck && v.dest_missing; }))
+    if (any([](const health::QpVerdict& v) { return v.error_state && !v.qp.pid; }))
+        p.note("A kernel consumer's QP in ERR or SQE: the consumer (CONSUMER) got the failed completion and recovers "
+               "by itself or gives up; its dmesg lines say which ('dmesg | qpscope explain --log -'), and "
+               "'qpscope doctor' names what it serves.");
+    if (any([](const health::QpVerdict& v) { return v.stuck && v.dest_missing && v.qp.pid; }))
         p.note("The kernel does not end a QP whose peer is gone: its owner waits until a timeout of its own, if it "
                "has one. Stop the owner (kill PID) or restart its peer.");
     if (notes.dest_missing)

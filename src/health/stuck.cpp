@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <fmt/format.h>
 #include <set>
 #include <utility>
 
+#include "src/decode/kernel_consumer.hpp"
 #include "src/decode/qp.hpp"
 #include "src/health/counter_checks.hpp"
 #include "src/kernel/sysfs.hpp"
@@ -17,7 +19,7 @@ namespace qps::health {
 namespace {
 
 constexpr std::uint8_t state_rtr = 2, state_rts = 3, state_sqd = 4, state_sqe = 5, state_err = 6;
-constexpr std::uint8_t type_rc = 2, type_uc = 3;
+constexpr std::uint8_t type_smi = 0, type_gsi = 1, type_rc = 2, type_uc = 3;
 
 std::string stuck_state_name(std::uint8_t s)
 {
@@ -25,10 +27,20 @@ std::string stuck_state_name(std::uint8_t s)
     return d.name ? *d.name : std::to_string(s);
 }
 
-std::string owner_text(const kernel::KernelQp& q)
+// A kernel QP's consumer: its rdma_cm ID's owner ("nvme_rdma"), else the
+// QP's own ("rdma_cm", "ib_ipoib").
+std::string consumer_of(const QpVerdict& v)
 {
+    if (v.cm_id && !v.cm_id->comm.empty())
+        return v.cm_id->comm;
+    return v.qp.comm.empty() ? "the kernel" : v.qp.comm;
+}
+
+std::string owner_text(const QpVerdict& v)
+{
+    const auto& q = v.qp;
     if (!q.pid)
-        return q.comm.empty() ? "the kernel" : q.comm;
+        return fmt::format("the kernel's {}", consumer_of(v));
     return fmt::format("pid {} ({})", *q.pid, q.comm.empty() ? "?" : q.comm);
 }
 
@@ -112,21 +124,37 @@ std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>
     std::set<std::pair<std::string, std::uint32_t>> present;
     for (const auto& q : after)
         present.insert({q.dev_name, q.lqpn});
+    // Each QP's rdma_cm ID by (device, QPN): one look-up per QP on a host of tens of thousands.
+    std::map<std::pair<std::string, std::uint32_t>, const kernel::KernelCmId*> by_qp;
+    for (const auto& c : cm_ids)
+        if (c.lqpn)
+            by_qp.emplace(std::pair{c.dev_name, *c.lqpn}, &c);
 
     for (const auto& q : after) {
-        if (!q.pid)
-            continue;  // the kernel's own QPs (GSI, ...)
+        if (!q.pid && (q.type == type_smi || q.type == type_gsi))
+            continue;  // the special QPs of the kernel's management (MAD) layer
         QpVerdict v;
         v.qp = q;
+        if (const auto cm = by_qp.find({q.dev_name, q.lqpn}); cm != by_qp.end())
+            v.cm_id = *cm->second;
         if (q.state == state_err || q.state == state_sqe) {
             v.error_state = true;
-            v.notes.push_back(
-                q.state == state_err
-                    ? "in ERR: a work request failed (for example retry exceeded when the peer stopped "
-                      "answering); the owner got the failed completion, the kernel did not keep its status; "
-                      "nothing flows until the owner destroys or resets the QP"
-                    : "in SQE: a send failed; the receive side still works, the owner must move the QP back "
-                      "to RTS");
+            if (!q.pid) {
+                const auto* known = decode::find_kernel_consumer(consumer_of(v));
+                v.notes.push_back(fmt::format(
+                    "in {}: a work request failed; the kernel's {} got the failed completion{}",
+                    q.state == state_err ? "ERR" : "SQE", consumer_of(v),
+                    known ? fmt::format(" and recovers by itself: {}", known->recovery)
+                          : ": what it does next is in its own log lines"));
+            } else {
+                v.notes.push_back(
+                    q.state == state_err
+                        ? "in ERR: a work request failed (for example retry exceeded when the peer stopped "
+                          "answering); the owner got the failed completion, the kernel did not keep its status; "
+                          "nothing flows until the owner destroys or resets the QP"
+                        : "in SQE: a send failed; the receive side still works, the owner must move the QP back "
+                          "to RTS");
+            }
         }
         const bool connected = (q.type == type_rc || q.type == type_uc) &&
                                (q.state == state_rtr || q.state == state_rts || q.state == state_sqd);
@@ -144,13 +172,8 @@ std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>
                                           interval_s, q.sq_psn.value_or(0), q.rq_psn.value_or(0)));
         }
         v.stuck = v.error_state || (v.dest_missing && v.no_progress);
-        const auto cm = std::find_if(cm_ids.begin(), cm_ids.end(), [&](const kernel::KernelCmId& c) {
-            return c.lqpn == q.lqpn && c.dev_name == q.dev_name;
-        });
-        if (cm != cm_ids.end()) {
-            v.cm_id = *cm;
-            v.notes.push_back(cm_id_note(*cm, v.stuck));
-        }
+        if (v.cm_id)
+            v.notes.push_back(cm_id_note(*v.cm_id, v.stuck));
         out.push_back(std::move(v));
     }
     return out;
@@ -237,14 +260,63 @@ QpWatch watch_qps(double seconds)
     return w;
 }
 
+namespace {
+
+// "192.0.2.2:4420" -> "192.0.2.2"; "[fe80::1]:4791" -> "fe80::1".
+std::string host_of(const std::string& address)
+{
+    std::string host = address.substr(0, address.rfind(':'));
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    return host;
+}
+
+// Where to look for a stuck QP's failed completion: a process's own log,
+// or a kernel consumer's dmesg lines and the way to its peer.
+void why_and_fix(const QpVerdict& v, Finding& f)
+{
+    std::string why;
+    for (const auto& n : v.notes)
+        why += (why.empty() ? "" : "; ") + n;
+    const auto& q = v.qp;
+    if (q.pid) {
+        f.why = why + "; the owner may wait on it forever";
+        f.fix = fmt::format("the failed completion is known only to the owner: look at {}'s log for its status "
+                            "(e.g. 12 = retry exceeded: the peer stopped answering); the port counters show what "
+                            "the port saw; if the owner hangs, stop it (kill {})",
+                            owner_text(v), *q.pid);
+        return;
+    }
+    const std::string consumer = consumer_of(v);
+    const auto* known = decode::find_kernel_consumer(consumer);
+    f.why = why + fmt::format("; I/O of {} through it waits until it recovers or gives up",
+                              known ? known->what : consumer);
+    std::string fix = fmt::format("the kernel's {} got the failed completion: its own words say what it saw and "
+                                  "does (`dmesg | grep -i {} | qpscope explain --log -`)",
+                                  consumer, known ? known->log_word : consumer);
+    if (v.cm_id && !v.cm_id->dst.empty())
+        fix += fmt::format("; the way to its peer {}: `qpscope path {}` (with `qpscope path` serving there)",
+                           v.cm_id->dst, host_of(v.cm_id->dst));
+    if (consumer == "nvme_rdma")
+        fix += "; storage.nvme_rdma names its controller and the controller's state";
+    f.fix = fix;
+}
+
+}  // namespace
+
 std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s)
 {
     std::vector<Finding> out;
     std::set<std::uint32_t> pids;
-    std::size_t stuck = 0;
+    std::set<std::string> consumers;
+    std::size_t stuck = 0, user = 0;
     for (const auto& v : verdicts) {
-        if (v.qp.pid)
+        if (v.qp.pid) {
             pids.insert(*v.qp.pid);
+            ++user;
+        } else {
+            consumers.insert(consumer_of(v));
+        }
         if (!v.stuck)
             continue;
         ++stuck;
@@ -263,28 +335,34 @@ std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double 
                   {"pid", q.pid ? std::to_string(*q.pid) : "-"},
                   {"comm", q.comm},
                   {"comm_raw", util::hex_bytes(q.comm)}};
-        f.summary = fmt::format("QP {:#x} of {} is stuck: {}", q.lqpn, owner_text(q),
+        if (!q.pid)
+            f.seen.emplace_back("consumer", consumer_of(v));
+        if (v.cm_id && !v.cm_id->dst.empty())
+            f.seen.emplace_back("remote", v.cm_id->dst);
+        f.summary = fmt::format("QP {:#x} of {} is stuck: {}", q.lqpn, owner_text(v),
                                 v.error_state ? stuck_state_name(q.state)
                                               : fmt::format("destination QP {:#x} gone, no progress in {:g} s",
                                                             q.rqpn.value_or(0), interval_s));
-        std::string why;
-        for (const auto& n : v.notes)
-            why += (why.empty() ? "" : "; ") + n;
-        f.why = why + "; the owner may wait on it forever";
-        f.fix = fmt::format("the failed completion is known only to the owner: look at {}'s log for its status "
-                            "(e.g. 12 = retry exceeded: the peer stopped answering); the port counters show what "
-                            "the port saw; if the owner hangs, stop it (kill {})",
-                            owner_text(q), q.pid ? std::to_string(*q.pid) : "PID");
+        why_and_fix(v, f);
         out.push_back(std::move(f));
     }
+    const std::size_t kernel_qps = verdicts.size() - user;
+    std::string names;
+    for (const auto& c : consumers)
+        names += (names.empty() ? "" : ", ") + c;
     Finding sum;
     sum.id = "qp.summary";
     sum.status = Status::ok;
-    sum.seen = {{"user_qps", std::to_string(verdicts.size())},
+    sum.seen = {{"user_qps", std::to_string(user)},
                 {"processes", std::to_string(pids.size())},
+                {"kernel_qps", std::to_string(kernel_qps)},
+                {"kernel_consumers", names},
                 {"stuck", std::to_string(stuck)}};
-    sum.summary = fmt::format("{} user QP{} of {} process{}; {} stuck", verdicts.size(),
-                              verdicts.size() == 1 ? "" : "s", pids.size(), pids.size() == 1 ? "" : "es",
+    sum.summary = fmt::format("{} user QP{} of {} process{}, {}; {} stuck", user, user == 1 ? "" : "s", pids.size(),
+                              pids.size() == 1 ? "" : "es",
+                              kernel_qps == 0 ? std::string("no kernel consumer's QPs")
+                                              : fmt::format("{} kernel QP{} ({})", kernel_qps,
+                                                            kernel_qps == 1 ? "" : "s", names),
                               stuck == 0 ? std::string("none") : std::to_string(stuck));
     out.push_back(std::move(sum));
     return out;

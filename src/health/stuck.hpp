@@ -25,8 +25,11 @@ struct QpVerdict {
     std::vector<std::string> notes;  // plain words, one per fact above
 };
 
-// One verdict per user QP (kernel QPs such as the GSI QP are left out) of
-// the last of `readings` (in time order, `interval_s` from first to last).
+// One verdict per QP of a process or of a kernel consumer (nvme_rdma's,
+// rpcrdma's: their owner is the QP's rdma_cm ID's; the SMI and GSI QPs of
+// the management layer are left out) of the last of `readings` (in time
+// order, `interval_s` from first to last). A kernel QP is judged like a
+// process's: the kernel exposes the same state and PSNs for both.
 //
 // Progress: a QP that retransmits moves its SQ PSN back to the oldest
 // unacknowledged packet and forward again, so two readings can show a
@@ -69,8 +72,10 @@ struct QpWatch {
 };
 QpWatch watch_qps(double seconds);
 
-// id "qp.stuck" (warn) for each stuck QP with its owner, and one "qp.summary"
-// (ok) counting what was looked at.
+// id "qp.stuck" (warn) for each stuck QP with its owner (a kernel QP's fix
+// names its consumer's dmesg lines and the way to its peer), and one
+// "qp.summary" (ok) counting the user QPs, their processes and the kernel
+// consumers' QPs looked at.
 std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s);
 
 }  // namespace qps::health

@@ -10,7 +10,8 @@
 
 namespace qps::ops {
 
-report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFilter& f)
+report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFilter& f,
+                                    const report::ConsumerObjects& objects)
 {
     if (!f.device.empty() && std::find(dump.devices.begin(), dump.devices.end(), f.device) == dump.devices.end())
         throw UsageError(verbs::unknown_device_message(f.device, dump.devices));
@@ -25,7 +26,7 @@ report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFi
             continue;
         if (f.pid && c.pid != f.pid)
             continue;
-        report::CmIdReport id = report::cm_id_report(c);
+        report::CmIdReport id = report::cm_id_report(c, objects);
         if (!f.phase.empty() && id.phase != f.phase)
             continue;
         r.ids.push_back(std::move(id));
@@ -33,6 +34,9 @@ report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFi
     return r;
 }
 
-report::CmListReport list_cm_ids(const CmListFilter& filter) { return cm_list_report(kernel::dump_cm_ids(), filter); }
+report::CmListReport list_cm_ids(const CmListFilter& filter)
+{
+    return cm_list_report(kernel::dump_cm_ids(), filter, report::read_consumer_objects());
+}
 
 }  // namespace qps::ops

@@ -20,7 +20,9 @@ struct CmListFilter {
 
 // The report of one dump: UsageError for a device the host does not have
 // (naming those it has) or a phase that is not one of the words.
-report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFilter& filter);
+// `objects`: the kernel consumers' objects that the IDs serve.
+report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFilter& filter,
+                                    const report::ConsumerObjects& objects = {});
 
 // Dumps the host's IDs and reports them; dump_cm_ids()'s errors pass
 // through (no RDMA netlink, permission).

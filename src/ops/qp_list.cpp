@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "src/error.hpp"
-#include "src/kernel/consumers.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/ops/qp_session.hpp"
 
@@ -47,7 +46,7 @@ QpListing list_qps(const QpListFilter& f)
         watch.readings = {kernel::list_kernel_qps()};
         watch.verdicts = health::judge_qps(watch.readings, 0, ids);
     }
-    const auto controllers = kernel::list_nvme_controllers();
+    const report::ConsumerIndex consumers(ids, report::read_consumer_objects());
     const bool stalled = watch.readings.size() > 1;
     QpListing out;
     if (stalled) {
@@ -63,7 +62,7 @@ QpListing list_qps(const QpListFilter& f)
         if (!kept(f, q, held_here))
             continue;
         out.qps.push_back(report::kernel_qp_report(q, held_here));
-        out.qps.back().consumer = report::qp_consumer(q, ids, controllers);
+        out.qps.back().consumer = consumers.of(q);
         if (!v)
             continue;
         if (stalled || v->error_state)
@@ -85,7 +84,7 @@ KernelQpView query_kernel_qp(std::uint32_t qpn, const std::string& device)
                                      device.empty() ? "" : " on " + device));
     KernelQpView view{report::kernel_qp_report(*it), std::nullopt};
     const std::vector<kernel::KernelCmId> ids = health::cm_ids_or_none();
-    view.qp.consumer = report::qp_consumer(*it, ids, kernel::list_nvme_controllers());
+    view.qp.consumer = report::ConsumerIndex(ids, report::read_consumer_objects()).of(*it);
     const auto verdicts = health::judge_qps(all, std::nullopt, 0, ids);
     if (const auto* v = verdict_of(verdicts, *it))
         view.verdict = *v;

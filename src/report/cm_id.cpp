@@ -4,7 +4,7 @@
 
 namespace qps::report {
 
-CmIdReport cm_id_report(const kernel::KernelCmId& c)
+CmIdReport cm_id_report(const kernel::KernelCmId& c, const ConsumerObjects& objects)
 {
     CmIdReport r;
     if (!c.dev_name.empty())
@@ -22,6 +22,8 @@ CmIdReport cm_id_report(const kernel::KernelCmId& c)
     r.qpn = c.lqpn;
     r.pid = c.pid;
     r.comm = c.comm;
+    if (!c.pid)
+        r.serves = served_by(c.comm, c.dst, objects);
     return r;
 }
 

@@ -12,6 +12,7 @@
 
 #include "src/decode/decode.hpp"
 #include "src/kernel/rdma_netlink.hpp"
+#include "src/report/consumer.hpp"
 
 namespace qps::report {
 
@@ -26,9 +27,12 @@ struct CmIdReport {
     std::optional<std::uint32_t> qpn;   // its QP, once it has one
     std::optional<std::uint32_t> pid;   // nullopt for a kernel user's ID
     std::string comm;  // the owner's name (a process's, or a kernel module's): bytes from outside
+    // A kernel consumer's object that talks to `remote` (an NVMe-oF
+    // controller, an NFS mount, an iSCSI session), where sysfs names it.
+    ServedObjects serves;
 };
 
-CmIdReport cm_id_report(const kernel::KernelCmId& c);
+CmIdReport cm_id_report(const kernel::KernelCmId& c, const ConsumerObjects& objects = {});
 
 // `cm list`: the IDs kept by the filters, in the kernel's order (device by
 // device), and how many the host has in all.

@@ -9,30 +9,10 @@
 #include <vector>
 
 #include "src/decode/decode.hpp"
-#include "src/kernel/consumers.hpp"
 #include "src/kernel/rdma_netlink.hpp"
+#include "src/report/consumer.hpp"
 
 namespace qps::report {
-
-// Who uses a QP through rdma_cm, from its rdma_cm ID (the same device and
-// QPN): a kernel QP's owner is `rdma_cm`, its ID's is the consumer
-// (`nvme_rdma`, `rpcrdma`, `ib_iser`, ...), with the addresses it talks
-// between; and where sysfs names the consumer's own object, that object
-// (an NVMe-oF controller: its name, state and subsystem).
-struct QpConsumer {
-    std::string owner;       // the ID's owner: a kernel module, or a process's name (bytes from outside)
-    std::string local, remote;
-    decode::Decoded cm_state;
-    std::string serves;        // "nvme0"; "" when sysfs names no object (several: "nvme0, nvme1")
-    std::string serves_state;  // "live", "resetting", ... (the first's)
-    std::string serves_target; // the subsystem's NQN
-};
-
-// The consumer of `q`: its rdma_cm ID among `ids`, and an NVMe-oF
-// controller over RDMA among `controllers` whose target (traddr, trsvcid)
-// is the ID's remote address. nullopt: no ID of that QP.
-std::optional<QpConsumer> qp_consumer(const kernel::KernelQp& q, const std::vector<kernel::KernelCmId>& ids,
-                                      const std::vector<kernel::NvmeController>& controllers);
 
 struct KernelQpReport {
     std::string device;

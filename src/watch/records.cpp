@@ -235,7 +235,10 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
                         continue;
                     WatchRecord r = qp_record(WatchKind::qp_stalled, Severity::error, v.qp, ts);
                     r.detail = fmt::format("{}", fmt::join(v.notes, "; "));
-                    r.meaning = "the QP's process may wait on it for ever: its destination is gone and nothing moved";
+                    r.meaning = v.qp.pid ? "the QP's process may wait on it for ever: its destination is gone and "
+                                           "nothing moved"
+                                         : "the kernel consumer's I/O through it waits until the consumer recovers "
+                                           "or gives up: its destination is gone and nothing moved";
                     out.push_back(std::move(r));
                 }
             stalled_ = std::move(stalled);

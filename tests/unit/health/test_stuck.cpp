@@ -44,7 +44,7 @@ KernelQp gsi()
 
 }  // namespace
 
-TEST_CASE("a healthy connected pair on one host: nothing stuck, kernel QPs left out")
+TEST_CASE("a healthy connected pair on one host: nothing stuck, the GSI QP left out")
 {
     const std::vector<KernelQp> now{gsi(), user_qp(0x11, 3, 0x12, 100), user_qp(0x12, 3, 0x11, 100)};
     const std::vector<KernelQp> before{gsi(), user_qp(0x11, 3, 0x12, 90), user_qp(0x12, 3, 0x11, 90)};
@@ -59,7 +59,7 @@ TEST_CASE("a healthy connected pair on one host: nothing stuck, kernel QPs left 
     const auto f = qp_findings(v, 1.0);
     REQUIRE(f.size() == 1);
     CHECK(f[0].id == "qp.summary");
-    CHECK(f[0].summary == "2 user QPs of 1 process; none stuck");
+    CHECK(f[0].summary == "2 user QPs of 1 process, no kernel consumer's QPs; none stuck");
 }
 
 TEST_CASE("the peer was killed: destination gone and no progress is stuck; either alone is not")
@@ -88,7 +88,7 @@ TEST_CASE("the peer was killed: destination gone and no progress is stuck; eithe
     CHECK(f[0].summary == "QP 0x11 of pid 4242 (ib_send_lat) is stuck: destination QP 0x12 gone, no progress in 2 s");
     CHECK(contains(f[0].fix, "kill 4242"));
     CHECK(contains(f[0].why, "the owner may wait on it forever"));
-    CHECK(f[1].summary == "1 user QP of 1 process; 1 stuck");
+    CHECK(f[1].summary == "1 user QP of 1 process, no kernel consumer's QPs; 1 stuck");
 }
 
 TEST_CASE("ERR and SQE are stuck on one sample, whoever the peer")
@@ -159,4 +159,74 @@ TEST_CASE("a QP connected through rdma_cm carries its CM state and addresses in 
     // Another device's ID with the same QPN is not this QP's.
     cm.dev_name = "mlx5_0";
     CHECK_FALSE(judge_qps(now, std::nullopt, 1.0, {cm})[0].cm_id);
+}
+
+namespace {
+
+// An RC QP of nvme-rdma: created through rdma_cm (its owner "rdma_cm", no
+// pid), its rdma_cm ID's owner the consumer.
+KernelQp nvme_qp(std::uint32_t qpn, std::uint8_t state, std::uint32_t psn)
+{
+    KernelQp q = user_qp(qpn, state, 0x99, psn);
+    q.pid.reset();
+    q.comm = "rdma_cm";
+    return q;
+}
+
+qps::kernel::KernelCmId nvme_id(std::uint32_t qpn)
+{
+    qps::kernel::KernelCmId c;
+    c.dev_name = "rxe0";
+    c.port = 1;
+    c.lqpn = qpn;
+    c.state = 9;  // RDMA_CM_CONNECT
+    c.src = "192.0.2.1:50000";
+    c.dst = "192.0.2.2:4420";
+    c.comm = "nvme_rdma";
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("a kernel consumer's QPs are judged: counted by consumer, stuck in ERR with its recovery and dmesg named")
+{
+    const std::vector<KernelQp> now{gsi(), nvme_qp(0x40, 3, 10), nvme_qp(0x41, 6, 10), user_qp(0x11, 3, 0x12, 5),
+                                    user_qp(0x12, 3, 0x11, 5)};
+    const auto v = judge_qps(now, std::nullopt, 1.0, {nvme_id(0x40), nvme_id(0x41)});
+    REQUIRE(v.size() == 4);  // not the GSI QP
+    CHECK(v[0].qp.lqpn == 0x40);
+    CHECK_FALSE(v[0].stuck);
+    CHECK(v[1].stuck);
+    CHECK(v[1].error_state);
+    CHECK(contains(v[1].notes[0], "in ERR: a work request failed; the kernel's nvme_rdma got the failed completion "
+                                  "and recovers by itself: it starts error recovery"));
+
+    const auto f = qp_findings(v, 1.0);
+    REQUIRE(f.size() == 2);
+    CHECK(f[0].summary == "QP 0x41 of the kernel's nvme_rdma is stuck: ERR");
+    CHECK(contains(f[0].why, "I/O of NVMe over Fabrics host (nvme-rdma) through it waits until it recovers or gives up"));
+    CHECK(contains(f[0].fix, "`dmesg | grep -i nvme | qpscope explain --log -`"));
+    CHECK(contains(f[0].fix, "`qpscope path 192.0.2.2`"));
+    CHECK(contains(f[0].fix, "storage.nvme_rdma"));
+    CHECK_FALSE(contains(f[0].fix, "kill"));
+    CHECK(f[1].summary == "2 user QPs of 1 process, 2 kernel QPs (nvme_rdma); 1 stuck");
+
+    // Without its rdma_cm ID the QP's own owner names it, and an unknown consumer's next step is its log.
+    const auto alone = judge_qps({nvme_qp(0x41, 6, 10)}, std::nullopt, 1.0);
+    CHECK(contains(alone[0].notes[0], "the kernel's rdma_cm got the failed completion: what it does next is in its own log"));
+    CHECK(qp_findings(alone, 1.0)[1].summary == "0 user QPs of 0 processes, 1 kernel QP (rdma_cm); 1 stuck");
+}
+
+TEST_CASE("a kernel QP whose PSNs stop while its peer's QP is gone is stuck like a process's")
+{
+    const std::vector<KernelQp> before{nvme_qp(0x40, 3, 10)};
+    const std::vector<KernelQp> now{nvme_qp(0x40, 3, 10)};
+    const auto v = judge_qps(now, before, 2.0, {nvme_id(0x40)});
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].stuck);
+    const auto f = qp_findings(v, 2.0);
+    CHECK(f[0].summary == "QP 0x40 of the kernel's nvme_rdma is stuck: destination QP 0x99 gone, no progress in 2 s");
+    CHECK(f[0].seen.back() == std::pair<std::string, std::string>{"remote", "192.0.2.2:4420"});
+    // progress: not stuck
+    CHECK_FALSE(judge_qps(now, std::vector<KernelQp>{nvme_qp(0x40, 3, 5)}, 2.0, {nvme_id(0x40)})[0].stuck);
 }

@@ -56,3 +56,58 @@ TEST_CASE("NVMe controllers: nvmeN only, in number order, each file read as one 
     CHECK(list_nvme_controllers((root / "absent").string()).empty());
     fs::remove_all(root);
 }
+
+TEST_CASE("NFS mounts over RDMA: proto=rdma or rdma6 only, escapes undone, the server's port or 20049")
+{
+    // Lines in /proc/mounts's format (fs/proc_namespace.c show_vfsmnt, nfs_show_mount_options).
+    const std::string table =
+        "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"
+        "192.0.2.2:/export /mnt/data nfs4 rw,relatime,vers=4.2,rsize=1048576,wsize=1048576,namlen=255,hard,"
+        "proto=rdma,port=20049,timeo=600,retrans=2,sec=sys,clientaddr=192.0.2.1,local_lock=none,addr=192.0.2.2 0 0\n"
+        "192.0.2.3:/tcp /mnt/tcp nfs4 rw,relatime,vers=4.2,proto=tcp,port=0,addr=192.0.2.3 0 0\n"
+        "[fe80::2]:/v3 /mnt/with\\040space nfs rw,vers=3,proto=rdma6,port=0,mountaddr=fe80::2,addr=fe80::2 0 0\n"
+        "truncated-line\n";
+    const auto m = parse_nfs_rdma_mounts(table);
+    REQUIRE(m.size() == 2);
+    CHECK(m[0].source == "192.0.2.2:/export");
+    CHECK(m[0].mountpoint == "/mnt/data");
+    CHECK(m[0].fstype == "nfs4");
+    CHECK(m[0].addr == "192.0.2.2");
+    CHECK(m[0].port == "20049");
+    CHECK(m[1].mountpoint == "/mnt/with space");
+    CHECK(m[1].addr == "fe80::2");
+    CHECK(m[1].port == "20049");  // port=0: the default
+    CHECK(parse_nfs_rdma_mounts("").empty());
+    CHECK(list_nfs_rdma_mounts("/nonexistent/mounts").empty());
+}
+
+TEST_CASE("iSCSI connections: the portal of each, its session's target and state")
+{
+    char tmpl[] = "/tmp/qpscope-iscsi-XXXXXX";
+    REQUIRE(mkdtemp(tmpl) != nullptr);
+    const fs::path root(tmpl);
+    fs::create_directories(root / "iscsi_connection" / "connection2:0");
+    fs::create_directories(root / "iscsi_connection" / "connection1:0");
+    fs::create_directories(root / "iscsi_session" / "session1");
+    fs::create_directories(root / "iscsi_session" / "session2");
+    std::ofstream(root / "iscsi_connection" / "connection1:0" / "persistent_address") << "192.0.2.2\n";
+    std::ofstream(root / "iscsi_connection" / "connection1:0" / "persistent_port") << "3260\n";
+    std::ofstream(root / "iscsi_connection" / "connection2:0" / "address") << "192.0.2.3\n";
+    std::ofstream(root / "iscsi_connection" / "connection2:0" / "port") << "3261\n";
+    std::ofstream(root / "iscsi_session" / "session1" / "targetname") << "iqn.2026-12.lab:disk1\n";
+    std::ofstream(root / "iscsi_session" / "session1" / "state") << "LOGGED_IN\n";
+    std::ofstream(root / "iscsi_session" / "session2" / "state") << "FAILED\n";
+    const auto all = list_iscsi_connections(root.string());
+    REQUIRE(all.size() == 2);
+    CHECK(all[0].name == "connection1:0");
+    CHECK(all[0].session == "session1");
+    CHECK(all[0].address == "192.0.2.2");
+    CHECK(all[0].port == "3260");
+    CHECK(all[0].targetname == "iqn.2026-12.lab:disk1");
+    CHECK(all[0].state == "LOGGED_IN");
+    CHECK(all[1].address == "192.0.2.3");  // no persistent_address: the connection's own
+    CHECK(all[1].port == "3261");
+    CHECK(all[1].state == "FAILED");
+    CHECK(list_iscsi_connections((root / "none").string()).empty());
+    fs::remove_all(root);
+}

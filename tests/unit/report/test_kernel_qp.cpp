@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <infiniband/verbs.h>
 
+#include "src/report/cm_id.hpp"
 #include "src/report/kernel_qp.hpp"
 
 using namespace qps;
@@ -69,7 +70,7 @@ TEST_CASE("a kernel QP's consumer: its rdma_cm ID's owner and addresses, and the
     kernel::NvmeController rdma{"nvme2", "rdma", "resetting", "nqn.2026-12.lab:nullb", "",
                                 {{"traddr", "192.0.2.2"}, {"trsvcid", "4420"}}, "10", "600"};
 
-    const auto c = report::qp_consumer(q, {other, id}, {pcie, tcp, rdma});
+    const auto c = report::ConsumerIndex({other, id}, {{pcie, tcp, rdma}, {}, {}}).of(q);
     REQUIRE(c);
     CHECK(c->owner == "nvme_rdma");
     CHECK(c->local == "192.0.2.1:53412");
@@ -82,16 +83,47 @@ TEST_CASE("a kernel QP's consumer: its rdma_cm ID's owner and addresses, and the
     // Another port of the target: no controller; another QPN or device: no ID.
     kernel::KernelCmId elsewhere = id;
     elsewhere.dst = "192.0.2.2:4421";
-    CHECK(report::qp_consumer(q, {elsewhere}, {rdma})->serves.empty());
+    CHECK(report::ConsumerIndex({elsewhere}, {{rdma}, {}, {}}).of(q)->serves.empty());
     q.lqpn = 0x14;
-    CHECK_FALSE(report::qp_consumer(q, {id, other}, {rdma}));
+    CHECK_FALSE(report::ConsumerIndex({id, other}, {{rdma}, {}, {}}).of(q));
     q.lqpn = 0x12;
     q.dev_name = "rxe1";
-    CHECK_FALSE(report::qp_consumer(q, {id}, {rdma}));
+    CHECK_FALSE(report::ConsumerIndex({id}, {{rdma}, {}, {}}).of(q));
 
     // IPv6: the ID writes [addr]:port, sysfs the bare address.
     q.dev_name = "rxe0";
     id.dst = "[fe80::2]:4420";
     kernel::NvmeController v6{"nvme3", "rdma", "live", "nqn.v6", "", {{"traddr", "fe80::2"}, {"trsvcid", "4420"}}, "", ""};
-    CHECK(report::qp_consumer(q, {id}, {rdma, v6})->serves == "nvme3");
+    CHECK(report::ConsumerIndex({id}, {{rdma, v6}, {}, {}}).of(q)->serves == "nvme3");
+}
+
+TEST_CASE("each consumer's own object: rpcrdma's NFS mount, ib_iser's session, only by their owner")
+{
+    report::ConsumerObjects objects;
+    objects.nfs = {{"192.0.2.2:/export", "/mnt/data", "nfs4", "192.0.2.2", "20049"}};
+    objects.iscsi = {{"connection1:0", "session1", "192.0.2.2", "3260", "iqn.2026-12.lab:disk1", "LOGGED_IN"}};
+    objects.nvme = {{"nvme0", "rdma", "live", "nqn.x", "", {{"traddr", "192.0.2.2"}, {"trsvcid", "20049"}}, "", ""}};
+
+    auto s = report::served_by("rpcrdma", "192.0.2.2:20049", objects);
+    CHECK(s.names == "/mnt/data");
+    CHECK(s.state == "mounted");
+    CHECK(s.target == "192.0.2.2:/export");
+    s = report::served_by("ib_iser", "192.0.2.2:3260", objects);
+    CHECK(s.names == "session1");
+    CHECK(s.state == "LOGGED_IN");
+    CHECK(s.target == "iqn.2026-12.lab:disk1");
+    // The same address, another owner: nothing of the others'; an owner without objects: nothing.
+    CHECK(report::served_by("nvme_rdma", "192.0.2.2:20049", objects).names == "nvme0");
+    CHECK(report::served_by("ib_iser", "192.0.2.2:20049", objects).names.empty());
+    CHECK(report::served_by("ib_srp", "192.0.2.2:3260", objects).names.empty());
+    CHECK(report::served_by("rpcrdma", "", objects).names.empty());
+
+    // cm list: a kernel ID carries it, a process's never.
+    kernel::KernelCmId id;
+    id.dev_name = "rxe0";
+    id.dst = "192.0.2.2:3260";
+    id.comm = "ib_iser";
+    CHECK(report::cm_id_report(id, objects).serves.names == "session1");
+    id.pid = 42;
+    CHECK(report::cm_id_report(id, objects).serves.names.empty());
 }

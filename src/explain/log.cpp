@@ -8,6 +8,8 @@
 #include <infiniband/verbs.h>
 #include <regex>
 
+#include "src/decode/kernel_consumer.hpp"
+#include "src/decode/kernel_log.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/explain/parse.hpp"
@@ -36,10 +38,16 @@ const std::vector<KnownText>& status_texts()
 {
     static const std::vector<KnownText> all = [] {
         std::vector<KnownText> out;
+        // "fatal error" and "general error" (19, 21) are in too many lines that are not completions
+        // ("QP fatal error", "ctrl 1 fatal error occurred!"): only their IBV_WC_ names count.
         for (const auto& s : decode::wc_status_table)
-            if (s.value != IBV_WC_SUCCESS)
-                out.push_back({s.value, lower(::ibv_wc_status_str(static_cast<ibv_wc_status>(s.value))),
+            if (s.value != IBV_WC_SUCCESS) {
+                const bool generic = s.value == IBV_WC_FATAL_ERR || s.value == IBV_WC_GENERAL_ERR;
+                out.push_back({s.value,
+                               generic ? std::string("ibv_wc_" + lower(std::string(s.name)))
+                                       : lower(::ibv_wc_status_str(static_cast<ibv_wc_status>(s.value))),
                                lower("IBV_WC_" + std::string(s.name))});
+            }
         // Where the kernel's ib_wc_status_msg() (drivers/infiniband/core/verbs.c) words a status differently.
         out.push_back({IBV_WC_WR_FLUSH_ERR, "wr flushed", "ib_wc_wr_flush_err"});
         return out;
@@ -72,6 +80,25 @@ const std::vector<std::regex>& compiled()
         return out;
     }();
     return all;
+}
+
+// The kernel storage consumers' lines (decode::kernel_log_events), compiled once in the table's order.
+const std::vector<std::regex>& kernel_event_regexes()
+{
+    static const std::vector<std::regex> all = [] {
+        std::vector<std::regex> out;
+        for (const auto& e : decode::kernel_log_events)
+            out.emplace_back(std::string(e.regex), std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+        return out;
+    }();
+    return all;
+}
+
+// "Linux NVMe over Fabrics host (nvme-rdma)": who prints an event's line.
+std::string kernel_event_source(const decode::KernelLogEvent& e)
+{
+    const auto* c = decode::find_kernel_consumer(e.consumer);
+    return "Linux " + std::string(c ? c->what : e.consumer);
 }
 
 bool word_at(std::string_view hay, std::size_t at, std::size_t len)
@@ -201,6 +228,16 @@ private:
             for (const auto& g : gids_in(line_))
                 add(p, g);
             break;
+        case Scan::kernel_event: {
+            const auto& res = kernel_event_regexes();
+            for (std::size_t i = 0; i < decode::kernel_log_events.size(); ++i) {
+                const auto& e = decode::kernel_log_events[i];
+                if (lower_.find(e.needle) != std::string::npos &&
+                    std::regex_search(line_.data(), line_.data() + line_.size(), res[i]))
+                    add(p, std::string(e.id), kernel_event_source(e));
+            }
+            break;
+        }
         case Scan::device_port:
             for (std::cregex_iterator it(line_.data(), line_.data() + line_.size(), device_regex()), end; it != end;
                  ++it)
@@ -210,9 +247,9 @@ private:
         }
     }
 
-    void add(const LogPattern& p, const std::string& value)
+    void add(const LogPattern& p, const std::string& value, std::string source = {})
     {
-        Attribution a{std::string(p.id), std::string(p.source), value, {}};
+        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
         if (p.topic == "port") {
             a.explanation = device_port(value);
         } else {
@@ -243,7 +280,7 @@ private:
                 return false;
             if (y.topic == "gid")
                 return x.facts.front().text == y.facts.front().text;
-            if (y.topic == "port" || !y.decoded || !x.decoded)
+            if (y.topic == "port" || y.topic == "kernel-event" || !y.decoded || !x.decoded)
                 return f.value == a.value;
             return x.raw == y.raw;
         };

@@ -17,9 +17,11 @@ namespace qps::explain {
 
 // How a pattern finds its value: a regular expression whose first group is
 // the value, or one of the scanners that compare against a library's own
-// strings (libibverbs' ibv_wc_status_str, glibc's strerror) or parse
-// addresses.
-enum class Scan { regex, wc_status_text, errno_text, gid, device_port };
+// strings (libibverbs' ibv_wc_status_str, glibc's strerror), parse
+// addresses, or find the kernel storage consumers' lines
+// (src/decode/kernel_log.hpp: the event's id is the value, its consumer the
+// source).
+enum class Scan { regex, wc_status_text, errno_text, gid, device_port, kernel_event };
 
 struct LogPattern {
     std::string_view id;       // "nccl-status"

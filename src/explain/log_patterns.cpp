@@ -11,7 +11,7 @@ namespace qps::explain {
 
 namespace {
 
-constexpr std::array<LogPattern, 36> patterns{{
+constexpr std::array<LogPattern, 47> patterns{{
     // NCCL src/transport/net_ib.cc: "NET/IB : Got completion from peer %s with status=%d opcode=%d len=%d
     // vendor err %d (%s)%s%s%s%s" (newer releases print "status=%s(%d)" style names too).
     // Older NCCL: "NET/IB : Got completion from peer %s with error %d, opcode %d, len %d, vendor err %d"; the
@@ -118,6 +118,51 @@ constexpr std::array<LogPattern, 36> patterns{{
      "", "LNet: 4242:0:(o2iblnd_cb.c:3078:kiblnd_rejected()) 10.0.0.2@o2ib rejected: reason 12, size 148"},
     {"o2iblnd-unexpected-event", "Lustre o2iblnd", Scan::regex, R"(\bUnexpected event: (\d+), status: -?\d+)",
      "cm-event", "", "LNetError: 4242:0:(o2iblnd_cb.c:3292:kiblnd_cm_callback()) Unexpected event: 12, status: 0"},
+    // The kernel's RDMA storage consumers (nvme-rdma, nvmet-rdma, rpcrdma/svcrdma, iSER/isert, SRP/srpt): each
+    // line of src/decode/kernel_log.hpp's table named by its event, the consumer as the source; the numbers in
+    // them below. drivers/nvme/host/core.c nvme_keep_alive_finish(): "failed nvme_keep_alive_end_io error=%d"
+    // (a blk_status_t).
+    {"kernel-event", "Linux storage consumers", Scan::kernel_event, "", "kernel-event", "",
+     "[   28.341921] nvme nvme0: starting error recovery"},
+    {"nvme-keepalive-blk-status", "Linux nvme-core", Scan::regex, R"(\bfailed nvme_keep_alive_end_io error=(\d+))",
+     "blk-status", "", "[   34.624527] nvme nvme0: failed nvme_keep_alive_end_io error=10"},
+    // drivers/nvme/host/fabrics.c nvmf_log_connect_error(): "Connect command failed, error wo/DNR bit: %d" (an
+    // NVMe status in decimal); drivers/nvme/host/rdma.c nvme_rdma_start_queue(): "failed to connect queue: %d
+    // ret=%d" (> 0 an NVMe status, < 0 an errno).
+    {"nvme-connect-status", "Linux nvme-fabrics", Scan::regex, R"(\bConnect command failed, error wo/DNR bit: (\d+))",
+     "nvme-status", "", "nvme nvme1: Connect command failed, error wo/DNR bit: 881"},
+    {"nvme-connect-queue-status", "Linux nvme-rdma", Scan::regex, R"(\bfailed to connect queue: \d+ ret=(\d+)\b)",
+     "nvme-status", "", "nvme nvme1: failed to connect queue: 0 ret=16772"},
+    // drivers/nvme/host/rdma.c nvme_rdma_conn_rejected(): "Connect rejected: status %d (%s) nvme status %d (%s)."
+    {"nvme-cm-status", "Linux nvme-rdma", Scan::regex, R"(\bnvme status (\d+) \()", "nvme-cm-status", "",
+     "nvme nvme0: Connect rejected: status 28 (consumer defined) nvme status 6 (resource not found)."},
+    // Errnos in the consumers' own words: rdma.c "rdma connection establishment failed (%d)", fabrics.c "Connect
+    // command failed, errno: %d", scsi_transport_srp.c "reconnect attempt %d failed (%d)", ib_isert.c "failed
+    // handle connect request %d", iser_verbs.c "resolve route failed: %d" and "failure connecting: %d".
+    {"kernel-consumer-errno", "Linux storage consumers", Scan::regex,
+     R"(\b(?:connection establishment failed \(|Connect command failed, errno: |reconnect attempt \d+ failed \(|failed handle connect request |resolve route failed: |failure connecting: )(-\d+))",
+     "errno", "", "nvme nvme0: rdma connection establishment failed (-104)"},
+    // drivers/scsi/scsi_transport_iscsi.c iscsi_conn_error_event(): "detected conn error (%d)" (enum iscsi_err).
+    {"iscsi-conn-error", "Linux iSCSI (iSER)", Scan::regex, R"(\bdetected conn error \((\d+)\))", "iscsi-error", "",
+     " connection1:0: detected conn error (1011)"},
+    // drivers/infiniband/ulp/srp/ib_srp.c: "SRP LOGIN REJECTED, reason 0x%08x", "SRP LOGIN from %pI6 to %pI6
+    // REJECTED, reason 0x%08x"; ib_srpt.c srpt_cm_req_recv(): "Rejecting login with reason %#x".
+    {"srp-login-reject", "Linux ib_srp/ib_srpt", Scan::regex,
+     R"(\b(?:REJECTED, reason|Rejecting login with reason) (0x[0-9a-f]+))", "srp-login-reject", "",
+     "scsi host5: ib_srp: SRP LOGIN REJECTED, reason 0x00010006"},
+    // ib_srp.c srp_rdma_cm_rej_handler(): "  REJ reason 0x%x" (the IB CM reason); ib_srpt.c srpt_cm_rej_recv():
+    // "Received CM REJ for ch %s-%d; reason %d%s%s."
+    {"srp-cm-reject", "Linux ib_srp/ib_srpt", Scan::regex,
+     R"(\b(?:REJ reason (0x[0-9a-f]+)$|Received CM REJ for ch \S+; reason (\d+)))", "cm-reject", "",
+     "scsi host5:   REJ reason 0x8"},
+    // ib_srpt.c: "RDMA_READ for ioctx 0x%p failed with status %d", "sending response for ioctx 0x%p failed with
+    // status %d" (the ib_wc_status number only).
+    {"srpt-wc-status", "Linux ib_srpt", Scan::regex, R"(\bfor ioctx 0x[0-9a-f]+ failed with status (\d+))",
+     "wc-status", "", "ib_srpt RDMA_READ for ioctx 0x00000000c0ffee00 failed with status 12"},
+    // drivers/infiniband/ulp/iser/iser_verbs.c iser_err_comp(): "%s failure: %s (%d) vend_err %#x" (isert's
+    // "vend_err %x" has no 0x: left to the status words).
+    {"iser-vend-err", "Linux iSER", Scan::regex, R"(\biser_err_comp: .* vend_err (0x[0-9a-f]+))", "vendor-err", "",
+     "iser: iser_err_comp: command failure: transport retry counter exceeded (12) vend_err 0x81"},
     // An ibv_modify_qp attribute mask, as UCX, NCCL and many wrappers print it.
     {"attr-mask", "any", Scan::regex, R"(\battr_mask[ =:]*((?:0x)?[0-9a-f]+))", "qp-attr-mask", "",
      "ibv_modify_qp failed: Invalid argument (attr_mask 0x12d81)"},

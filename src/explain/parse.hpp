@@ -85,6 +85,13 @@ Explanation errno_value(std::string_view value, const Context& context);
 Explanation vendor_err(std::string_view value, const Context& context);
 Explanation mlx5_syndrome(std::string_view value);
 std::vector<std::string> errno_names();
+// storage.cpp: the kernel's storage consumers' numbers (blk-status,
+// nvme-status, nvme-cm-status, srp-login-reject, iscsi-error) and log lines
+// (kernel-event).
+bool is_storage_topic(std::string_view topic);
+Explanation storage_code(std::string_view topic, std::string_view value);
+Explanation kernel_event(std::string_view value);
+std::vector<std::string> storage_value_names(std::string_view topic);
 std::vector<std::string> vendor_value_names(std::string_view topic);
 
 }  // namespace qps::explain::detail

@@ -23,7 +23,7 @@ using namespace detail;
 
 namespace {
 
-constexpr std::array<TopicInfo, 24> topic_table{{
+constexpr std::array<TopicInfo, 30> topic_table{{
     {"wc-status", "a work completion's status (ibv_wc_status)", "0-23 or a name such as RETRY_EXC_ERR"},
     {"wc-opcode", "a work completion's opcode (ibv_wc_opcode)", "a number or a name such as RDMA_WRITE"},
     {"qp-state", "a QP state (ibv_qp_state)", "0-7 or RESET, INIT, RTR, RTS, SQD, SQE, ERR, UNKNOWN"},
@@ -52,6 +52,17 @@ constexpr std::array<TopicInfo, 24> topic_table{{
     {"vendor-err", "a completion's vendor error (ibv_wc.vendor_err), where a public source documents it",
      "a number; --vendor picks the provider"},
     {"mlx5-syndrome", "an mlx5 CQE error syndrome (UCX's synd, the kernel's syndrome)", "0-255, e.g. 0x15"},
+    {"blk-status", "a block-layer status (blk_status_t): nvme's \"failed nvme_keep_alive_end_io error=N\"",
+     "0-17 or a name such as BLK_STS_IOERR"},
+    {"nvme-status", "an NVMe status code a fabrics host logs (Connect, path errors); DNR and MORE bits allowed",
+     "a number such as 881 or 0x371, or a name such as HOST_ABORTED_CMD"},
+    {"nvme-cm-status", "an NVMe-oF RDMA reject status: nvme-rdma's \"Connect rejected: ... nvme status N\"",
+     "1-9 or a name such as NO_RSC"},
+    {"srp-login-reject", "an SRP login reject reason (ib_srp, ib_srpt)", "0x10000-0x10006 or a name such as CHANNEL_LIMIT_REACHED"},
+    {"iscsi-error", "an iSCSI connection error (enum iscsi_err): \"detected conn error (N)\"",
+     "1001-1022 or a name such as CONN_FAILED"},
+    {"kernel-event", "a dmesg line of a kernel RDMA storage consumer (nvme-rdma, nvmet-rdma, rpcrdma, iSER, SRP)",
+     "an event id such as nvme-error-recovery"},
 }};
 
 }  // namespace
@@ -331,6 +342,8 @@ std::vector<std::string> value_names(std::string_view topic)
         return of(decode::cm_rejects());
     if (topic == "mlx5-syndrome" || topic == "vendor-err")
         return vendor_value_names(topic);
+    if (is_storage_topic(topic))
+        return storage_value_names(topic);
     return {};
 }
 
@@ -382,6 +395,10 @@ Explanation explain_topic_value(std::string_view topic, std::string_view value, 
         return vendor_err(value, context);
     if (topic == "mlx5-syndrome")
         return mlx5_syndrome(value);
+    if (topic == "kernel-event")
+        return kernel_event(value);
+    if (is_storage_topic(topic))
+        return storage_code(topic, value);
     std::vector<std::string> names;
     for (const auto& t : topic_table)
         names.emplace_back(t.name);
@@ -395,7 +412,7 @@ Explanation explain(std::string_view topic, std::string_view value, const Contex
     Explanation e = explain_topic_value(topic, value, context);
     // A value given by name (or as a duration, a size) shows its number, as
     // a number shows its name. A GID is its own number.
-    if (topic != "gid" && !detail::number_of(detail::trim(value)))
+    if (topic != "gid" && topic != "kernel-event" && !detail::number_of(detail::trim(value)))
         e.number = is_mask_topic(topic) ? fmt::format("{:#x}", static_cast<std::uint64_t>(e.raw)) : std::to_string(e.raw);
     return e;
 }

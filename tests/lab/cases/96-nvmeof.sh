@@ -71,13 +71,33 @@ expect_rc 0
 expect_out_has "nvme_rdma"
 expect_out_has "$nvme_nqn"
 
-case_ "doctor (no -d) with the controller live: storage.nvme_rdma ok, naming $ctrl and its target"
+case_ "cm list (no -d): nvme_rdma's IDs serve $ctrl (live); as nobody the same (the kernel hides kernel IDs only from other PID namespaces)"
+run "$q" --json cm list
+expect_rc 0
+expect_valid cm-list
+expect_true "every ID of nvme_rdma to 192.0.2.2:4420 serves $ctrl (live)" jq_true --arg ctrl "$ctrl" '
+  [.cm_ids[] | select(.comm == "nvme_rdma")] as $mine
+  | ($mine | length) > 0 and all($mine[]; .remote == "192.0.2.2:4420" and .serves == ($ctrl + " (live)"))' <<<"$out"
+root_serves=$(jq -c '[.cm_ids[] | select(.comm == "nvme_rdma") | [.qpn.raw, .serves]] | sort' <<<"$out")
+run setpriv --reuid 65534 --regid 65534 --clear-groups "$q" --json cm list
+expect_rc 0
+expect_true "as nobody: the same IDs serving the same controller" \
+  test "$(jq -c '[.cm_ids[] | select(.comm == "nvme_rdma") | [.qpn.raw, .serves]] | sort' <<<"$out")" = "$root_serves"
+run setpriv --reuid 65534 --regid 65534 --clear-groups "$q" qp list
+expect_rc 0
+expect_true "as nobody: qp list's rows of nvme_rdma name $ctrl (live)" \
+  bash -c 'grep -qE "rdma_cm +.*nvme_rdma +192\.0\.2\.2:4420 +$1 \(live\)" <<<"$2"' _ "$ctrl" "$out"
+
+case_ "doctor (no -d) with the controller live: storage.nvme_rdma ok, naming $ctrl and its target; qp.summary counts nvme_rdma's QPs"
 run "$q" --json doctor
 expect_valid doctor
+expect_true "qp.summary counts kernel QPs of nvme_rdma, none stuck" jq_true \
+  'any(.findings[]; .id == "qp.summary" and (.summary | test("[0-9]+ kernel QPs? \\(nvme_rdma\\); none stuck")))' <<<"$out"
 expect_true "storage.nvme_rdma ok for $ctrl to 192.0.2.2:4420" jq_true --arg ctrl "$ctrl" \
   'any(.findings[]; .id == "storage.nvme_rdma" and .status == "ok" and (.summary | contains("controller " + $ctrl + " over RDMA to 192.0.2.2:4420")))' <<<"$out"
 
 case_ "B drops RoCE (UDP 4791) on ingress: $ctrl leaves live; doctor fails it, naming the controller, the target and the way to look; restored, live again and doctor says so"
+dmesg_before=$(dmesg | wc -l)
 on-b sh -c 'tc qdisc add dev eth0 clsact && tc filter add dev eth0 ingress protocol ip u32 match ip protocol 17 0xff match ip dport 4791 0xffff action drop'
 # The keep-alive (kato 5 s) notices first; the I/O below makes it sooner.
 timeout 20 dd if="/dev/${ctrl}n1" of=/dev/null bs=4k count=8 iflag=direct 2>/dev/null &
@@ -101,6 +121,18 @@ wait "$outage_dd" 2>/dev/null
 run "$q" --json doctor
 expect_true "storage.nvme_rdma ok again for $ctrl" jq_true --arg ctrl "$ctrl" \
   'any(.findings[]; .id == "storage.nvme_rdma" and .status == "ok" and (.summary | contains($ctrl)))' <<<"$out"
+
+case_ "explain --log of the outage's own dmesg lines: nvme-rdma's timeout, error recovery, reconnect and its return, decoded"
+outage_log=$(dmesg | tail -n +"$((dmesg_before + 1))")
+run "$q" --json explain --log - <<<"$outage_log"
+expect_rc 0
+expect_valid explain
+for ev in nvme-io-timeout nvme-error-recovery nvme-reconnecting nvme-reconnected; do
+  expect_true "the outage's lines hold $ev, its source nvme-rdma" jq_true --arg ev "$ev" \
+    'any(.lines[].found[]; .topic == "kernel-event" and .name == $ev and (.source | contains("nvme-rdma")))' <<<"$out"
+done
+expect_true "a keep-alive's blk status, if logged, is decoded (10: BLK_STS_IOERR)" jq_true \
+  '[.lines[].found[] | select(.pattern == "nvme-keepalive-blk-status")] | all(.decoded and .name != "")' <<<"$out"
 
 case_ "NVMe-oF torn down: no controller, no target, no QP of nvme_rdma left"
 on-b sh -c 'tc qdisc del dev eth0 clsact 2>/dev/null; true'

@@ -65,7 +65,7 @@ std::vector<CorpusEntry> read_corpus()
 std::string corpus_key(const explain::Attribution& a)
 {
     const auto& e = a.explanation;
-    if (e.topic == "gid" || e.topic == "port")
+    if (e.topic == "gid" || e.topic == "port" || e.topic == "kernel-event")
         return e.topic + "=" + a.value;
     if (a.pattern == "ucx-vendor-syndrome")
         return "mlx5-vendor-syndrome=" + fmt::format("{:#x}", e.raw);
@@ -172,9 +172,11 @@ TEST_CASE("explain --log: rdma_cm lines give the event and its status: a reject 
     CHECK(words[1].explanation.name == "CONSUMER_DEFINED");
     // iWARP's reject is an errno, not a reason.
     const auto iw = explain::attribute_line("nvme nvme1: Connect rejected: status -111 (refused by remote application).");
-    REQUIRE(iw.size() == 1);
+    REQUIRE(iw.size() == 2);  // and the line itself: kernel-event nvme-connect-rejected
     CHECK(iw[0].explanation.topic == "errno");
     CHECK(iw[0].explanation.name == "ECONNREFUSED");
+    CHECK(iw[1].explanation.topic == "kernel-event");
+    CHECK(iw[1].explanation.name == "nvme-connect-rejected");
     // Lustre's names with a space.
     const auto lustre = explain::attribute_line(
         "LNet: 4242:0:(o2iblnd_cb.c:3399:kiblnd_cm_callback()) 10.0.0.2@o2ib: CONNECT ERROR -22 cm_id "

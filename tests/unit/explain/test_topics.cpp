@@ -148,7 +148,7 @@ TEST_CASE("explain: one-line errors for an unknown topic, name or value")
                    "unknown wc-status 'RETRY_EXC_ER': did you mean 'RETRY_EXC_ERR'?"));
     CHECK(contains(thrown<UsageError>([] { explain::explain("mtu", "1500"); }), "valid: 1-5, or 256"));
     CHECK(contains(thrown<UsageError>([] { explain::explain("timeout", "2 days"); }), "timeout '2 days'"));
-    CHECK(explain::topics().size() == 24);
+    CHECK(explain::topics().size() == 30);
 }
 
 TEST_CASE("explain wc-status: the checks are qp query's, most likely first")
@@ -309,4 +309,35 @@ TEST_CASE("explain: value_names offers the cm tables' names")
     CHECK(explain::value_names("cm-event").front() == "ADDR_RESOLVED");
     CHECK(explain::value_names("cm-reject").size() == decode::cm_rejects().size());
     CHECK(explain::value_names("cm-reject").back() == "VENDOR_OPTION_NOT_SUPPORTED");
+}
+
+TEST_CASE("explain: the storage consumers' numbers and lines, from the kernel's tables")
+{
+    auto e = explain::explain("blk-status", "10");
+    CHECK(e.name == "BLK_STS_IOERR");
+    CHECK(contains(e.facts[0].text, "Host Aborted Command"));
+    CHECK(explain::explain("blk-status", "BLK_STS_TRANSPORT").raw == 4);
+    e = explain::explain("nvme-status", "16772");  // 0x4184: CONNECT_INVALID_HOST with DNR
+    CHECK(e.name == "CONNECT_INVALID_HOST");
+    CHECK(e.raw == 0x184);
+    CHECK(contains(e.facts.back().text, "DNR"));
+    CHECK(explain::explain("nvme-status", "881").name == "HOST_ABORTED_CMD");
+    CHECK(explain::explain("nvme-status", "0x371").name == "HOST_ABORTED_CMD");
+    CHECK(explain::explain("nvme-cm-status", "NO_RSC").raw == 6);
+    CHECK(explain::explain("srp-login-reject", "0x10006").name == "CHANNEL_LIMIT_REACHED");
+    CHECK(explain::explain("iscsi-error", "1011").name == "CONN_FAILED");
+    CHECK(explain::explain("iscsi-error", "ISCSI_ERR_NOP_TIMEDOUT").raw == 1022);
+    CHECK_THROWS_AS(explain::explain("blk-status", "18"), qps::UsageError);
+    CHECK_THROWS_AS(explain::explain("nvme-cm-status", "BOGUS"), qps::UsageError);
+
+    e = explain::explain("kernel-event", "nvme-error-recovery");
+    CHECK(e.name == "nvme-error-recovery");
+    CHECK(e.number.empty());
+    CHECK(e.facts[0].text == "NVMe over Fabrics host (nvme-rdma)");
+    CHECK(contains(e.facts[2].text, "\"starting error recovery\\n\" (drivers/nvme/host/rdma.c"));
+    REQUIRE(e.checks.size() == 1);
+    CHECK_THROWS_WITH_AS(explain::explain("kernel-event", "nvme-error-recovry"),
+                         doctest::Contains("nvme-error-recovery"), qps::UsageError);
+    CHECK(explain::value_names("kernel-event").size() == 39);
+    CHECK(explain::value_names("iscsi-error").size() == 22);
 }

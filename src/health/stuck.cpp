@@ -11,6 +11,8 @@
 #include "src/decode/qp.hpp"
 #include "src/health/counter_checks.hpp"
 #include "src/kernel/sysfs.hpp"
+#include "src/net/channel.hpp"
+#include "src/net/interfaces.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/util/outside_bytes.hpp"
 
@@ -115,7 +117,7 @@ std::string cm_id_note(const kernel::KernelCmId& cm, bool stuck)
 }  // namespace
 
 std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
-                                 const std::vector<kernel::KernelCmId>& cm_ids)
+                                 const std::vector<kernel::KernelCmId>& cm_ids, const LocalAddresses& local_addresses)
 {
     std::vector<QpVerdict> out;
     if (readings.empty())
@@ -158,7 +160,14 @@ std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>
         }
         const bool connected = (q.type == type_rc || q.type == type_uc) &&
                                (q.state == state_rtr || q.state == state_rts || q.state == state_sqd);
-        if (connected && q.rqpn && !present.count({q.dev_name, *q.rqpn})) {
+        if (connected && v.cm_id && !v.cm_id->dst.empty() && local_addresses &&
+            !local_addresses->count(net::host_of(v.cm_id->dst)))
+            v.remote_peer = v.cm_id->dst;
+        if (connected && q.rqpn && !v.remote_peer.empty()) {
+            v.notes.push_back(fmt::format("destination QP {:#x} is on {}, another host: only that host can say whether "
+                                          "it lives ('qpscope qp list' there, 'qpscope path {}' from here)",
+                                          *q.rqpn, v.remote_peer, net::host_of(v.remote_peer)));
+        } else if (connected && q.rqpn && !present.count({q.dev_name, *q.rqpn})) {
             v.dest_missing = true;
             v.notes.push_back(fmt::format("destination QP {:#x} is not on {}: if its peer ran on this host, it is "
                                           "gone (its process died or destroyed it); if the peer is remote, look "
@@ -181,13 +190,13 @@ std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>
 
 std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
                                  const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s,
-                                 const std::vector<kernel::KernelCmId>& cm_ids)
+                                 const std::vector<kernel::KernelCmId>& cm_ids, const LocalAddresses& local_addresses)
 {
     std::vector<std::vector<kernel::KernelQp>> readings;
     if (before)
         readings.push_back(*before);
     readings.push_back(after);
-    return judge_qps(readings, interval_s, cm_ids);
+    return judge_qps(readings, interval_s, cm_ids, local_addresses);
 }
 
 std::vector<kernel::KernelCmId> cm_ids_or_none()
@@ -242,7 +251,7 @@ QpWatch watch_qps(double seconds)
     w.readings = std::move(r.readings);
     w.seconds = r.seconds;
     w.interrupted = r.interrupted;
-    w.verdicts = judge_qps(w.readings, w.seconds, cm_ids_or_none());
+    w.verdicts = judge_qps(w.readings, w.seconds, cm_ids_or_none(), net::local_addresses());
     for (const auto& p : ports) {
         const bool has_stuck = std::any_of(w.verdicts.begin(), w.verdicts.end(), [&](const QpVerdict& v) {
             return v.stuck && v.qp.dev_name == p.device && v.qp.port == p.port;

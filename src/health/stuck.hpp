@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ namespace qps::health {
 struct QpVerdict {
     kernel::KernelQp qp;           // as in the last sample
     bool error_state = false;      // ERR or SQE
-    bool dest_missing = false;     // RC/UC in RTR/RTS whose destination QPN is on no local device
+    bool dest_missing = false;     // RC/UC in RTR/RTS whose destination QPN is on no local device (peer not known remote)
+    std::string remote_peer;       // its rdma_cm ID's destination when that is no address of this host ("192.0.2.2:4420")
     bool no_progress = false;      // RTS throughout, and neither PSN got past its earlier high mark (needs two readings)
     bool stuck = false;            // error_state, or dest_missing and no_progress
     std::optional<kernel::KernelCmId> cm_id;  // its rdma_cm ID, when it was connected through rdma_cm
@@ -38,12 +40,24 @@ struct QpVerdict {
 // the earlier half, for the SQ or the RQ; many readings make the highs
 // reliable, two readings compare the two values.
 // `cm_ids` (from list_cm_ids()) adds each QP's rdma_cm state and addresses.
+//
+// Destination: a QP whose destination QPN is no QP of this host lost its
+// peer only when the peer was on this host. With `local_addresses` (the
+// host's IP addresses, net::local_addresses()), a QP whose rdma_cm ID's
+// destination is none of them has its peer on another host: it is never
+// dest_missing (an idle NVMe-oF queue to its target makes no progress and
+// is healthy), it names the peer instead. Without them, or without an ID
+// (a process's QP connected by other means), the destination counts as
+// missing when it is not local.
+using LocalAddresses = std::optional<std::set<std::string>>;
 std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
-                                 const std::vector<kernel::KernelCmId>& cm_ids = {});
+                                 const std::vector<kernel::KernelCmId>& cm_ids = {},
+                                 const LocalAddresses& local_addresses = std::nullopt);
 // The same for one reading (`before` nullopt: no progress check) or two.
 std::vector<QpVerdict> judge_qps(const std::vector<kernel::KernelQp>& after,
                                  const std::optional<std::vector<kernel::KernelQp>>& before, double interval_s,
-                                 const std::vector<kernel::KernelCmId>& cm_ids = {});
+                                 const std::vector<kernel::KernelCmId>& cm_ids = {},
+                                 const LocalAddresses& local_addresses = std::nullopt);
 // list_cm_ids(), or none when the kernel cannot say (the verdicts go on without).
 std::vector<kernel::KernelCmId> cm_ids_or_none();
 

@@ -18,6 +18,7 @@
 #include "src/kernel/consumers.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/kernel/sysfs.hpp"
+#include "src/net/interfaces.hpp"
 #include "src/net/interrupt.hpp"
 #include "src/ops/bw.hpp"
 #include "src/ops/doctor_loopback.hpp"
@@ -269,7 +270,7 @@ void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOpti
                                   "per-QP counters not read: " + qp_counter_error));
     }
     if (qp_error.empty())
-        for (auto& f : health::qp_findings(health::judge_qps(readings, seconds, health::cm_ids_or_none()), seconds))
+        for (auto& f : health::qp_findings(health::judge_qps(readings, seconds, health::cm_ids_or_none(), net::local_addresses()), seconds))
             out.push_back(std::move(f));
     else
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));

@@ -5,7 +5,9 @@
 
 #include "src/error.hpp"
 #include "src/kernel/rdma_netlink.hpp"
+#include "src/net/interfaces.hpp"
 #include "src/ops/qp_session.hpp"
+
 
 namespace qps::ops {
 
@@ -44,7 +46,7 @@ QpListing list_qps(const QpListFilter& f)
         watch = health::watch_qps(f.stalled_s);
     } else {
         watch.readings = {kernel::list_kernel_qps()};
-        watch.verdicts = health::judge_qps(watch.readings, 0, ids);
+        watch.verdicts = health::judge_qps(watch.readings, 0, ids, net::local_addresses());
     }
     const report::ConsumerIndex consumers(ids, report::read_consumer_objects());
     const bool stalled = watch.readings.size() > 1;
@@ -85,7 +87,7 @@ KernelQpView query_kernel_qp(std::uint32_t qpn, const std::string& device)
     KernelQpView view{report::kernel_qp_report(*it), std::nullopt};
     const std::vector<kernel::KernelCmId> ids = health::cm_ids_or_none();
     view.qp.consumer = report::ConsumerIndex(ids, report::read_consumer_objects()).of(*it);
-    const auto verdicts = health::judge_qps(all, std::nullopt, 0, ids);
+    const auto verdicts = health::judge_qps(all, std::nullopt, 0, ids, net::local_addresses());
     if (const auto* v = verdict_of(verdicts, *it))
         view.verdict = *v;
     return view;

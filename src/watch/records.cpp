@@ -7,9 +7,11 @@
 
 #include "src/decode/qp.hpp"
 #include "src/health/stuck.hpp"
+#include "src/net/interfaces.hpp"
 #include "src/report/kernel_qp.hpp"
 #include "src/report/ports_watch.hpp"
 #include "src/watch/device_diff.hpp"
+
 
 namespace qps::watch {
 
@@ -227,7 +229,7 @@ std::vector<WatchRecord> HostWatch::next(const HostLook& look, std::chrono::stea
             // Stuck as doctor and `qp list --stalled` judge it, said once until it moves.
             std::set<QpId> stalled;
             const std::vector<kernel::KernelCmId> ids = look.cm_ids.value_or(std::vector<kernel::KernelCmId>{});
-            for (const auto& v : health::judge_qps(*look.qps, *last_qps_, elapsed_s, ids))
+            for (const auto& v : health::judge_qps(*look.qps, *last_qps_, elapsed_s, ids, net::local_addresses()))
                 if (v.stuck && !v.error_state) {
                     const QpId id{v.qp.dev_index, v.qp.lqpn};
                     stalled.insert(id);

@@ -91,6 +91,7 @@ expect_true "as nobody: qp list's rows of nvme_rdma name $ctrl (live)" \
 case_ "doctor (no -d) with the controller live: storage.nvme_rdma ok, naming $ctrl and its target; qp.summary counts nvme_rdma's QPs"
 run "$q" --json doctor
 expect_valid doctor
+echo "   info $(jq -r '.findings[] | select(.id == "qp.summary" or (.id | startswith("qp.stuck"))) | .id + ": " + .summary' <<<"$out" | tr '\n' ';')"
 expect_true "qp.summary counts kernel QPs of nvme_rdma, none stuck" jq_true \
   'any(.findings[]; .id == "qp.summary" and (.summary | test("[0-9]+ kernel QPs? \\(nvme_rdma\\); none stuck")))' <<<"$out"
 expect_true "storage.nvme_rdma ok for $ctrl to 192.0.2.2:4420" jq_true --arg ctrl "$ctrl" \

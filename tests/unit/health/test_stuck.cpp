@@ -1,6 +1,7 @@
 // Stuck QPs from the kernel's view: ERR/SQE, a destination QP that is gone,
 // PSNs that did not move; and the doctor findings that name the owner.
 #include <doctest/doctest.h>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -221,7 +222,8 @@ TEST_CASE("a kernel QP whose PSNs stop while its peer's QP is gone is stuck like
 {
     const std::vector<KernelQp> before{nvme_qp(0x40, 3, 10)};
     const std::vector<KernelQp> now{nvme_qp(0x40, 3, 10)};
-    const auto v = judge_qps(now, before, 2.0, {nvme_id(0x40)});
+    // The target on this host (its address is one of ours) and its QP gone.
+    const auto v = judge_qps(now, before, 2.0, {nvme_id(0x40)}, std::set<std::string>{"127.0.0.1", "192.0.2.2"});
     REQUIRE(v.size() == 1);
     CHECK(v[0].stuck);
     const auto f = qp_findings(v, 2.0);
@@ -229,4 +231,31 @@ TEST_CASE("a kernel QP whose PSNs stop while its peer's QP is gone is stuck like
     CHECK(f[0].seen.back() == std::pair<std::string, std::string>{"remote", "192.0.2.2:4420"});
     // progress: not stuck
     CHECK_FALSE(judge_qps(now, std::vector<KernelQp>{nvme_qp(0x40, 3, 5)}, 2.0, {nvme_id(0x40)})[0].stuck);
+    // Not knowing the host's addresses, a destination that is not local counts as gone.
+    CHECK(judge_qps(now, before, 2.0, {nvme_id(0x40)})[0].stuck);
+}
+
+TEST_CASE("an idle kernel QP to a target on another host is healthy: its destination is named, not called gone")
+{
+    // The lab's first CI run of 96-nvmeof: nvme_rdma's three idle queues to
+    // 192.0.2.2:4420 (keep-alive every 5 s) made no progress in doctor's 1 s.
+    const std::vector<KernelQp> before{nvme_qp(0x40, 3, 10)};
+    const std::vector<KernelQp> now{nvme_qp(0x40, 3, 10)};
+    const auto v = judge_qps(now, before, 1.0, {nvme_id(0x40)}, std::set<std::string>{"127.0.0.1", "192.0.2.1"});
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].no_progress);
+    CHECK_FALSE(v[0].dest_missing);
+    CHECK_FALSE(v[0].stuck);
+    CHECK(v[0].remote_peer == "192.0.2.2:4420");
+    CHECK(contains(v[0].notes[0], "destination QP 0x99 is on 192.0.2.2:4420, another host: only that host can say "
+                                  "whether it lives ('qpscope qp list' there, 'qpscope path 192.0.2.2' from here)"));
+    CHECK(qp_findings(v, 1.0).back().summary == "0 user QPs of 0 processes, 1 kernel QP (nvme_rdma); none stuck");
+    // In ERR it is stuck wherever its peer is.
+    CHECK(judge_qps({nvme_qp(0x40, 6, 10)}, std::nullopt, 1.0, {nvme_id(0x40)},
+                    std::set<std::string>{"192.0.2.1"})[0].stuck);
+    // An IPv6 destination: the brackets and the port are not part of the address.
+    auto id6 = nvme_id(0x40);
+    id6.dst = "[2001:db8::2]:4420";
+    CHECK(judge_qps(now, before, 1.0, {id6}, std::set<std::string>{"2001:db8::2"})[0].stuck);
+    CHECK(judge_qps(now, before, 1.0, {id6}, std::set<std::string>{"2001:db8::1"})[0].remote_peer == id6.dst);
 }

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "src/host/pid_namespace.hpp"
+
 namespace qps::formatters {
 
 namespace {
@@ -17,12 +19,15 @@ Value cm_text_or_null(const std::optional<std::string>& v) { return v ? Value{*v
 
 void render_cm_list(const report::CmListReport& r, Printer& p)
 {
+    p.datum("pid_namespace", std::string(r.nested_pid_ns ? "nested" : "host"));
     if (r.ids.empty()) {
         p.begin_list("cm_ids", "");
         p.end_list();
         p.note(r.filtered && r.host_total > 0
                    ? fmt::format("no rdma_cm ID matches ({} on this host)", r.host_total)
                    : std::string("no rdma_cm IDs on this host"));
+        if (r.nested_pid_ns)
+            p.note(host::pid_namespace_note());
         return;
     }
     Table t{{{"device", "DEVICE"},
@@ -52,6 +57,8 @@ void render_cm_list(const report::CmListReport& r, Printer& p)
             r.filtered ? fmt::format("{} of {} rdma_cm ID(s) on this host", r.ids.size(), r.host_total)
                        : fmt::format("{} rdma_cm ID(s)", r.ids.size()),
             t);
+    if (r.nested_pid_ns)
+        p.note(host::pid_namespace_note());
 }
 
 }  // namespace qps::formatters

@@ -8,6 +8,7 @@
 
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/host/pid_namespace.hpp"
 
 namespace qps::formatters {
 
@@ -387,6 +388,9 @@ void render_kernel_qps(const ops::QpListing& listing, Printer& p)
                                           *notes.stalled_s)
                             : fmt::format("{} QP(s)", qps.size()),
             t);
+    p.datum("pid_namespace", std::string(notes.nested_pid_ns ? "nested" : "host"));
+    if (notes.nested_pid_ns)
+        p.note(host::pid_namespace_note());
     if (notes.stalled_s) {
         p.datum("stalled_s", *notes.stalled_s);
         p.datum("interrupted", notes.interrupted);
@@ -397,7 +401,9 @@ void render_kernel_qps(const ops::QpListing& listing, Printer& p)
     for (const auto& v : notes.verdicts) {
         const auto& q = v.qp;
         p.begin_object("", fmt::format("QP {:#x} on {}, {}{}", q.lqpn, q.dev_name,
-                                       q.pid ? fmt::format("pid {} ({})", *q.pid, q.comm) : q.comm,
+                                       q.pid            ? fmt::format("pid {} ({})", *q.pid, q.comm)
+                                       : q.comm.empty() ? std::string("no pid (outside this PID namespace, or exiting)")
+                                                        : q.comm,
                                        v.stuck ? ": STUCK" : ""));
         p.datum("device", q.dev_name);
         p.datum("qpn", hex24(q.lqpn));

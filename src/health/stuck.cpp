@@ -10,6 +10,7 @@
 #include "src/decode/kernel_consumer.hpp"
 #include "src/decode/qp.hpp"
 #include "src/health/counter_checks.hpp"
+#include "src/host/pid_namespace.hpp"
 #include "src/kernel/sysfs.hpp"
 #include "src/net/channel.hpp"
 #include "src/net/interfaces.hpp"
@@ -38,9 +39,16 @@ std::string consumer_of(const QpVerdict& v)
     return v.qp.comm.empty() ? "the kernel" : v.qp.comm;
 }
 
+// A QP with neither a pid nor a kernel module's name: a process of another
+// PID namespace than this one's (the kernel gives pids of the asker's
+// namespace only), or one exiting.
+bool unnamed_owner(const kernel::KernelQp& q) { return !q.pid && q.comm.empty(); }
+
 std::string owner_text(const QpVerdict& v)
 {
     const auto& q = v.qp;
+    if (unnamed_owner(q))
+        return "a process the kernel gives no pid for (outside this PID namespace, or exiting)";
     if (!q.pid)
         return fmt::format("the kernel's {}", consumer_of(v));
     return fmt::format("pid {} ({})", *q.pid, q.comm.empty() ? "?" : q.comm);
@@ -141,7 +149,7 @@ std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>
             v.cm_id = *cm->second;
         if (q.state == state_err || q.state == state_sqe) {
             v.error_state = true;
-            if (!q.pid) {
+            if (!q.pid && !unnamed_owner(q)) {
                 const auto* known = decode::find_kernel_consumer(consumer_of(v));
                 v.notes.push_back(fmt::format(
                     "in {}: a work request failed; the kernel's {} got the failed completion{}",
@@ -271,15 +279,6 @@ QpWatch watch_qps(double seconds)
 
 namespace {
 
-// "192.0.2.2:4420" -> "192.0.2.2"; "[fe80::1]:4791" -> "fe80::1".
-std::string host_of(const std::string& address)
-{
-    std::string host = address.substr(0, address.rfind(':'));
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-        host = host.substr(1, host.size() - 2);
-    return host;
-}
-
 // Where to look for a stuck QP's failed completion: a process's own log,
 // or a kernel consumer's dmesg lines and the way to its peer.
 void why_and_fix(const QpVerdict& v, Finding& f)
@@ -288,6 +287,12 @@ void why_and_fix(const QpVerdict& v, Finding& f)
     for (const auto& n : v.notes)
         why += (why.empty() ? "" : "; ") + n;
     const auto& q = v.qp;
+    if (unnamed_owner(q)) {
+        f.why = why + "; the owner may wait on it forever";
+        f.fix = "the failed completion is known only to the owner, a process this PID namespace cannot name: "
+                "`qpscope qp list` on the host (or `nsenter -t 1 -p qpscope qp list`) names its pid";
+        return;
+    }
     if (q.pid) {
         f.why = why + "; the owner may wait on it forever";
         f.fix = fmt::format("the failed completion is known only to the owner: look at {}'s log for its status "
@@ -305,7 +310,7 @@ void why_and_fix(const QpVerdict& v, Finding& f)
                                   consumer, known ? known->log_word : consumer);
     if (v.cm_id && !v.cm_id->dst.empty())
         fix += fmt::format("; the way to its peer {}: `qpscope path {}` (with `qpscope path` serving there)",
-                           v.cm_id->dst, host_of(v.cm_id->dst));
+                           v.cm_id->dst, net::host_of(v.cm_id->dst));
     if (consumer == "nvme_rdma")
         fix += "; storage.nvme_rdma names its controller and the controller's state";
     f.fix = fix;
@@ -313,16 +318,18 @@ void why_and_fix(const QpVerdict& v, Finding& f)
 
 }  // namespace
 
-std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s)
+std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s, bool nested_pid_ns)
 {
     std::vector<Finding> out;
     std::set<std::uint32_t> pids;
     std::set<std::string> consumers;
-    std::size_t stuck = 0, user = 0;
+    std::size_t stuck = 0, user = 0, unnamed = 0;
     for (const auto& v : verdicts) {
         if (v.qp.pid) {
             pids.insert(*v.qp.pid);
             ++user;
+        } else if (unnamed_owner(v.qp)) {
+            ++unnamed;
         } else {
             consumers.insert(consumer_of(v));
         }
@@ -344,7 +351,7 @@ std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double 
                   {"pid", q.pid ? std::to_string(*q.pid) : "-"},
                   {"comm", q.comm},
                   {"comm_raw", util::hex_bytes(q.comm)}};
-        if (!q.pid)
+        if (!q.pid && !unnamed_owner(q))
             f.seen.emplace_back("consumer", consumer_of(v));
         if (v.cm_id && !v.cm_id->dst.empty())
             f.seen.emplace_back("remote", v.cm_id->dst);
@@ -355,7 +362,7 @@ std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double 
         why_and_fix(v, f);
         out.push_back(std::move(f));
     }
-    const std::size_t kernel_qps = verdicts.size() - user;
+    const std::size_t kernel_qps = verdicts.size() - user - unnamed;
     std::string names;
     for (const auto& c : consumers)
         names += (names.empty() ? "" : ", ") + c;
@@ -366,13 +373,22 @@ std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double 
                 {"processes", std::to_string(pids.size())},
                 {"kernel_qps", std::to_string(kernel_qps)},
                 {"kernel_consumers", names},
-                {"stuck", std::to_string(stuck)}};
-    sum.summary = fmt::format("{} user QP{} of {} process{}, {}; {} stuck", user, user == 1 ? "" : "s", pids.size(),
+                {"unnamed_qps", std::to_string(unnamed)},
+                {"stuck", std::to_string(stuck)},
+                {"pid_namespace", nested_pid_ns ? "nested" : "host"}};
+    // Without a pid: outside this PID namespace (nested), else exiting.
+    const std::string unnamed_text =
+        unnamed == 0 ? std::string()
+                     : fmt::format(", {} QP{} of {}", unnamed, unnamed == 1 ? "" : "s",
+                                   nested_pid_ns ? "processes outside this PID namespace" : "exiting processes");
+    sum.summary = fmt::format("{} user QP{} of {} process{}, {}{}; {} stuck", user, user == 1 ? "" : "s", pids.size(),
                               pids.size() == 1 ? "" : "es",
                               kernel_qps == 0 ? std::string("no kernel consumer's QPs")
                                               : fmt::format("{} kernel QP{} ({})", kernel_qps,
                                                             kernel_qps == 1 ? "" : "s", names),
-                              stuck == 0 ? std::string("none") : std::to_string(stuck));
+                              unnamed_text, stuck == 0 ? std::string("none") : std::to_string(stuck));
+    if (nested_pid_ns)
+        sum.why = host::pid_namespace_note();
     out.push_back(std::move(sum));
     return out;
 }

@@ -89,7 +89,9 @@ QpWatch watch_qps(double seconds);
 // id "qp.stuck" (warn) for each stuck QP with its owner (a kernel QP's fix
 // names its consumer's dmesg lines and the way to its peer), and one
 // "qp.summary" (ok) counting the user QPs, their processes and the kernel
-// consumers' QPs looked at.
-std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s);
+// consumers' QPs looked at; `nested_pid_ns` (host::in_nested_pid_namespace())
+// says that the kernel showed only this PID namespace's QPs.
+std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s,
+                                 bool nested_pid_ns = false);
 
 }  // namespace qps::health

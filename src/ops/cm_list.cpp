@@ -6,6 +6,7 @@
 
 #include "src/decode/cm_state.hpp"
 #include "src/error.hpp"
+#include "src/host/pid_namespace.hpp"
 #include "src/verbs/discovery.hpp"
 
 namespace qps::ops {
@@ -36,7 +37,9 @@ report::CmListReport cm_list_report(const kernel::CmIdDump& dump, const CmListFi
 
 report::CmListReport list_cm_ids(const CmListFilter& filter)
 {
-    return cm_list_report(kernel::dump_cm_ids(), filter, report::read_consumer_objects());
+    auto r = cm_list_report(kernel::dump_cm_ids(), filter, report::read_consumer_objects());
+    r.nested_pid_ns = host::in_nested_pid_namespace();
+    return r;
 }
 
 }  // namespace qps::ops

@@ -15,6 +15,7 @@
 #include "src/health/storage_checks.hpp"
 #include "src/health/stuck.hpp"
 #include "src/host/checks.hpp"
+#include "src/host/pid_namespace.hpp"
 #include "src/kernel/consumers.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/kernel/sysfs.hpp"
@@ -269,9 +270,11 @@ void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOpti
             out.push_back(skipped("port.qp_counters", pp.device, pp.snap.port_num,
                                   "per-QP counters not read: " + qp_counter_error));
     }
-    if (qp_error.empty())
-        for (auto& f : health::qp_findings(health::judge_qps(readings, seconds, health::cm_ids_or_none(), net::local_addresses()), seconds))
+    if (qp_error.empty()) {
+        const auto verdicts = health::judge_qps(readings, seconds, health::cm_ids_or_none(), net::local_addresses());
+        for (auto& f : health::qp_findings(verdicts, seconds, host::in_nested_pid_namespace()))
             out.push_back(std::move(f));
+    }
     else
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));
     // The kernel's storage consumers: an NVMe-oF controller over RDMA that is not live.

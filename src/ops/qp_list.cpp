@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "src/error.hpp"
+#include "src/host/pid_namespace.hpp"
 #include "src/kernel/rdma_netlink.hpp"
 #include "src/net/interfaces.hpp"
 #include "src/ops/qp_session.hpp"
@@ -51,6 +52,7 @@ QpListing list_qps(const QpListFilter& f)
     const report::ConsumerIndex consumers(ids, report::read_consumer_objects());
     const bool stalled = watch.readings.size() > 1;
     QpListing out;
+    out.notes.nested_pid_ns = host::in_nested_pid_namespace();
     if (stalled) {
         out.notes.stalled_s = watch.seconds;
         out.notes.interrupted = watch.interrupted;

@@ -33,6 +33,7 @@ struct QpListNotes {
     bool interrupted = false;                    // --stalled: SIGINT/SIGTERM ended the watch early
     std::size_t dest_missing = 0;                // without --stalled: connected QPs whose destination is not local
     std::vector<Finding> port_counters;  // --stalled: the counters of ports with a stuck QP
+    bool nested_pid_ns = false;          // pids only of this PID namespace's processes (host/pid_namespace.hpp)
 };
 
 struct QpListing {

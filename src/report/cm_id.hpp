@@ -40,6 +40,7 @@ struct CmListReport {
     std::vector<CmIdReport> ids;
     std::size_t host_total = 0;
     bool filtered = false;  // a filter was given (an empty list then says "none matches")
+    bool nested_pid_ns = false;  // pids only of this PID namespace's processes (host/pid_namespace.hpp)
 };
 
 }  // namespace qps::report

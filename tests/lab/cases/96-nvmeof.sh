@@ -71,7 +71,7 @@ expect_rc 0
 expect_out_has "nvme_rdma"
 expect_out_has "$nvme_nqn"
 
-case_ "cm list (no -d): nvme_rdma's IDs serve $ctrl (live); as nobody the same (the kernel hides kernel IDs only from other PID namespaces)"
+case_ "cm list (no -d): nvme_rdma's IDs serve $ctrl (live); as nobody the same (RDMA netlink shows every ID to every user)"
 run "$q" --json cm list
 expect_rc 0
 expect_valid cm-list
@@ -87,6 +87,40 @@ run setpriv --reuid 65534 --regid 65534 --clear-groups "$q" qp list
 expect_rc 0
 expect_true "as nobody: qp list's rows of nvme_rdma name $ctrl (live)" \
   bash -c 'grep -qE "rdma_cm +.*nvme_rdma +192\.0\.2\.2:4420 +$1 \(live\)" <<<"$2"' _ "$ctrl" "$out"
+
+case_ "in a PID namespace below the host's: kernel QPs shown (Linux 5.5 on), a host process's QP without pid named as such, and how to name it"
+# Since Linux 5.5 RDMA netlink shows every resource to every PID namespace
+# but gives pids only of the asker's namespace: a QP of a process outside it
+# comes with neither pid nor name, and is no kernel consumer's.
+run "$q" --json qp create
+expect_rc 0
+held_qpn=$(jq -r '.qps[0].qpn.raw' <<<"$out")
+ns=(unshare --pid --fork --mount-proc)
+run "${ns[@]}" "$q" --json qp list
+expect_rc 0
+expect_valid qp-list
+expect_true "qp list: pid_namespace nested; nvme_rdma's QPs name $ctrl; the holder's QP $held_qpn has no pid and no comm" jq_true \
+  --arg ctrl "$ctrl" --argjson held "$held_qpn" \
+  '.pid_namespace == "nested"
+   and ([.qps[] | select(.consumer == "nvme_rdma" and .serves == ($ctrl + " (live)"))] | length) > 0
+   and any(.qps[]; .qpn.raw == $held and .pid == null and .comm == "")' <<<"$out"
+run "${ns[@]}" "$q" qp list
+expect_rc 0
+expect_out_has "this runs in a PID namespace below the host's: the kernel shows every QP and rdma_cm ID of the host but gives pids only for this namespace's processes"
+run "${ns[@]}" "$q" --json cm list
+expect_rc 0
+expect_valid cm-list
+expect_true "cm list: pid_namespace nested, nvme_rdma's IDs shown" jq_true \
+  '.pid_namespace == "nested" and ([.cm_ids[] | select(.comm == "nvme_rdma")] | length) > 0' <<<"$out"
+run "${ns[@]}" "$q" --json doctor
+expect_valid doctor
+expect_true "doctor: qp.summary counts nvme_rdma's QPs and 1 QP of a process outside this PID namespace, and says how to name it" jq_true \
+  'any(.findings[]; .id == "qp.summary" and (.summary | test("kernel QPs? \\(nvme_rdma\\), 1 QP of processes outside this PID namespace; none stuck")) and (.why | contains("nsenter -t 1 -p")))' <<<"$out"
+run "$q" --json qp list
+expect_true "on the host: pid_namespace host, the held QP with the holder's pid" jq_true --argjson held "$held_qpn" \
+  '.pid_namespace == "host" and any(.qps[]; .qpn.raw == $held and .pid > 0 and .comm == "qpscope-holder")' <<<"$out"
+run "$q" qp destroy --all
+expect_rc 0
 
 case_ "doctor (no -d) with the controller live: storage.nvme_rdma ok, naming $ctrl and its target; qp.summary counts nvme_rdma's QPs"
 run "$q" --json doctor

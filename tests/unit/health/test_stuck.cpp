@@ -259,3 +259,31 @@ TEST_CASE("an idle kernel QP to a target on another host is healthy: its destina
     CHECK(judge_qps(now, before, 1.0, {id6}, std::set<std::string>{"2001:db8::2"})[0].stuck);
     CHECK(judge_qps(now, before, 1.0, {id6}, std::set<std::string>{"2001:db8::1"})[0].remote_peer == id6.dst);
 }
+
+TEST_CASE("a QP with neither pid nor kernel name is a process's the kernel does not name here, not the kernel's")
+{
+    // In a PID namespace below the host's the kernel gives no pid for another
+    // namespace's process (Linux 5.5 on), and no kernel module's name either.
+    KernelQp outside = user_qp(0x30, 6, 0x31, 5);
+    outside.pid.reset();
+    outside.comm.clear();
+    const auto v = judge_qps({outside, nvme_qp(0x40, 3, 10)}, std::nullopt, 1.0, {nvme_id(0x40)},
+                             std::set<std::string>{"192.0.2.1"});
+    REQUIRE(v.size() == 2);
+    CHECK(v[0].stuck);
+    CHECK(contains(v[0].notes[0], "the owner got the failed completion"));  // a process's words, not a consumer's
+    const auto nested = qp_findings(v, 1.0, true);
+    REQUIRE(nested.size() == 2);
+    CHECK(nested[0].summary == "QP 0x30 of a process the kernel gives no pid for (outside this PID namespace, or "
+                               "exiting) is stuck: ERR");
+    CHECK(contains(nested[0].fix, "nsenter -t 1 -p qpscope qp list"));
+    CHECK_FALSE(contains(nested[0].fix, "dmesg"));
+    CHECK(nested[1].summary == "0 user QPs of 0 processes, 1 kernel QP (nvme_rdma), 1 QP of processes outside this "
+                               "PID namespace; 1 stuck");
+    CHECK(contains(nested[1].why, "gives pids only for this namespace's processes"));
+    CHECK(nested[1].seen.back() == std::pair<std::string, std::string>{"pid_namespace", "nested"});
+    // On the host's namespace such a QP's process is exiting.
+    const auto host = qp_findings(v, 1.0, false);
+    CHECK(contains(host[1].summary, "1 QP of exiting processes"));
+    CHECK(host[1].why.empty());
+}

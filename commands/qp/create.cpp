@@ -29,7 +29,7 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
     CLI::App* cmd = parent.add_subcommand(
         "create", "Create a QP (or, with --pair, two connected QPs) and print the caps the device granted");
     add_device_option(cmd, o->device, DeviceUse::choose);
-    auto* type = cmd->add_option("--transport", o->type, "QP type (transport): rc, uc, ud")->transform(one_of(qp::qp_type_words()));
+    auto* type = cmd->add_option("--transport", o->type, "QP type (transport)")->transform(one_of(qp::qp_type_words()));
     add_old_spelling(cmd, "-t,--type", o->type, type)->transform(one_of(qp::qp_type_words()));
     cmd->add_option("--send-wr", o->send_wr, "Send queue depth")->check(CLI::Range(1u, 1u << 30));
     cmd->add_option("--recv-wr", o->recv_wr, "Receive queue depth")->check(CLI::Range(1u, 1u << 30));

@@ -26,7 +26,7 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
     add_device_option(cmd, o->device, DeviceUse::filter);
     cmd->add_option("--state", o->state, "Only this state: reset, init, rtr, rts, sqd, sqe, err")
         ->transform(one_of(qp::state_words()));
-    auto* type = cmd->add_option("--transport", o->type, "Only this type: rc, uc, ud")->transform(one_of(qp::qp_type_words()));
+    auto* type = cmd->add_option("--transport", o->type, "Only QPs of this type (transport)")->transform(one_of(qp::qp_type_words()));
     add_old_spelling(cmd, "-t,--type", o->type, type)->transform(one_of(qp::qp_type_words()));
     cmd->add_option("--pid", o->pid, "Only QPs of this process");
     cmd->add_option("--qpn", o->qpn, "Only this QPN")->type_name(value_type::qpn);

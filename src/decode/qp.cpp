@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -129,6 +130,31 @@ int nearest_code(double us, int first, int last, ValueOf value_us)
 
 Decoded qp_state(int raw) { return decode_enum<int>(qp_state_table, raw); }
 Decoded qp_type(int raw) { return decode_enum<int>(qp_type_table, raw); }
+
+std::string qp_type_word(int type)
+{
+    std::string word(lookup<int>(qp_type_table, type).value_or(""));
+    for (char& c : word)
+        c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return word;
+}
+
+std::optional<ibv_qp_type> created_qp_type(std::string_view word)
+{
+    const std::string folded = util::lower(word);
+    for (const ibv_qp_type t : created_qp_types)
+        if (qp_type_word(t) == folded)
+            return t;
+    return std::nullopt;
+}
+
+std::vector<std::string> created_qp_type_words()
+{
+    std::vector<std::string> out;
+    for (const ibv_qp_type t : created_qp_types)
+        out.push_back(qp_type_word(t));
+    return out;
+}
 Decoded kernel_qp_type(int raw)
 {
     return lookup<int>(special_qp_type_table, raw) ? decode_enum<int>(special_qp_type_table, raw) : qp_type(raw);

@@ -77,6 +77,18 @@ inline constexpr std::array<EnumEntry<int>, 3> mig_state_table{{
 }};
 static_assert(mig_state_table.size() == IBV_MIG_ARMED + 1, "every ibv_mig_state");
 
+// The QP types qpscope creates (`qp create --transport`, ping-pong and bw's
+// `-c`, the holder's request), in the order the help lists them. Their
+// words come from qp_type_table: the one table of QP type names.
+inline constexpr std::array<ibv_qp_type, 3> created_qp_types{IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD};
+// A QP type's command-line word: its name in lower case, '_' as '-' ("rc",
+// "xrc-send"); "" for a value without a name.
+std::string qp_type_word(int type);
+// The created type whose word is `word` (any case); nullopt for another.
+std::optional<ibv_qp_type> created_qp_type(std::string_view word);
+// The created types' words: "rc", "uc", "ud".
+std::vector<std::string> created_qp_type_words();
+
 Decoded qp_state(int raw);
 Decoded qp_type(int raw);
 // The kernel's ib_qp_type: special_qp_type_table, else qp_type_table.

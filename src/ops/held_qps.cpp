@@ -17,7 +17,7 @@
 #include "src/verbs/create_qp.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/handles.hpp"
-#include "src/verbs/link_resources.hpp"
+#include "src/verbs/objects.hpp"
 
 namespace qps::ops {
 
@@ -49,7 +49,7 @@ struct HeldQp {
     std::size_t buffer_size = 0;
     verbs::MemoryRegion mr;
     verbs::QueuePair qp;
-    ibv_qp_init_attr granted{};
+    ibv_qp_cap granted{};  // what the device granted (verbs::create_qp writes it)
     std::optional<Completion> last_error;
     std::uint64_t posted = 0;
 };
@@ -209,9 +209,7 @@ HeldDevice& HeldQps::open_device(const std::string& name)
     auto dev = std::make_unique<HeldDevice>();
     dev->name = opened.name;
     dev->ctx = std::move(opened.ctx);
-    dev->pd.reset(ibv_alloc_pd(dev->ctx.get()));
-    if (!dev->pd)
-        throw SystemError(fmt::format("ibv_alloc_pd({})", dev->name), errno);
+    dev->pd = verbs::alloc_pd(dev->ctx.get(), dev->name);
     ibv_device_attr da{};
     if (int rc = ibv_query_device(dev->ctx.get(), &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", dev->name), rc);
@@ -245,11 +243,11 @@ Json HeldQps::describe(const HeldQp& q) const
            {"device", q.device->name},
            {"port", q.port},
            {"attr", qp::qp_attr_to_json(attr, init)},
-           {"granted", Json{{"max_send_wr", q.granted.cap.max_send_wr},
-                            {"max_recv_wr", q.granted.cap.max_recv_wr},
-                            {"max_send_sge", q.granted.cap.max_send_sge},
-                            {"max_recv_sge", q.granted.cap.max_recv_sge},
-                            {"max_inline_data", q.granted.cap.max_inline_data}}},
+           {"granted", Json{{"max_send_wr", q.granted.max_send_wr},
+                            {"max_recv_wr", q.granted.max_recv_wr},
+                            {"max_send_sge", q.granted.max_send_sge},
+                            {"max_recv_sge", q.granted.max_recv_sge},
+                            {"max_inline_data", q.granted.max_inline_data}}},
            {"buffer", Json{{"addr", reinterpret_cast<std::uintptr_t>(q.buffer.get())},
                            {"size", q.buffer_size},
                            {"lkey", q.mr->lkey},
@@ -285,10 +283,7 @@ Json HeldQps::create(const Json& req)
     auto q = std::make_unique<HeldQp>();
     q->device = &dev;
     q->port = c.port;
-    q->cq.reset(ibv_create_cq(dev.ctx.get(), static_cast<int>(c.cq_depth), nullptr, nullptr, 0));
-    if (!q->cq)
-        throw SystemError(fmt::format("ibv_create_cq({}, {} entries)", dev.name, c.cq_depth), errno,
-                          "a smaller CQ depth (qp create --cq-depth)");
+    q->cq = verbs::create_cq(dev.ctx.get(), c.cq_depth, dev.name, "a smaller CQ depth (qp create --cq-depth)");
     q->buffer_size = c.buffer_size;
     q->buffer = verbs::page_buffer(c.buffer_size);
     if (!q->buffer)
@@ -297,12 +292,8 @@ Json HeldQps::create(const Json& req)
     // aims at the peer's buffer); a device without them may refuse the flag.
     const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                        (dev.atomic_cap != IBV_ATOMIC_NONE ? IBV_ACCESS_REMOTE_ATOMIC : 0);
-    q->mr.reset(ibv_reg_mr(dev.pd.get(), q->buffer.get(), c.buffer_size, access));
-    if (!q->mr)
-        throw SystemError(fmt::format("ibv_reg_mr({} bytes)", c.buffer_size), errno,
-                          "is the locked-memory limit (ulimit -l) too low?");
-    q->granted = verbs::init_attr(c, q->cq.get());
-    q->qp.reset(ibv_create_qp(dev.pd.get(), &q->granted));
+    q->mr = verbs::reg_mr(dev.pd.get(), q->buffer.get(), c.buffer_size, access);
+    q->qp = verbs::create_qp(dev.pd.get(), verbs::qp_spec(c, q->cq.get()), &q->granted);
     if (!q->qp)
         explain_create_failure(dev.pd.get(), q->cq.get(), dev.name, c, errno);  // throws
     const std::uint32_t qpn = q->qp->qp_num;

@@ -28,8 +28,6 @@ namespace {
 using decode::EnumEntry;
 constexpr std::array<EnumEntry<Op>, 5> op_names{
     {{Op::send, "send"}, {Op::write, "write"}, {Op::read, "read"}, {Op::fadd, "fadd"}, {Op::cas, "cas"}}};
-constexpr std::array<EnumEntry<ibv_qp_type>, 3> transport_names{
-    {{IBV_QPT_RC, "rc"}, {IBV_QPT_UC, "uc"}, {IBV_QPT_UD, "ud"}}};
 constexpr std::array<EnumEntry<InlineMode>, 3> inline_names{
     {{InlineMode::automatic, "auto"}, {InlineMode::on, "on"}, {InlineMode::off, "off"}}};
 
@@ -67,10 +65,16 @@ T value_of(const std::array<EnumEntry<T>, N>& table, std::string_view name, std:
 std::vector<std::string> op_words() { return decode::names_of(std::span<const EnumEntry<Op>>(op_names)); }
 std::vector<std::string> inline_words() { return decode::names_of(std::span<const EnumEntry<InlineMode>>(inline_names)); }
 std::string_view op_name(Op op) { return name_of(op_names, op); }
-std::string_view transport_name(ibv_qp_type type) { return name_of(transport_names, type); }
+std::string transport_name(ibv_qp_type type) { return decode::qp_type_word(type); }
 std::string_view inline_name(InlineMode mode) { return name_of(inline_names, mode); }
 Op op_from(std::string_view name) { return value_of(op_names, name, "op"); }
-ibv_qp_type transport_from(std::string_view name) { return value_of(transport_names, name, "transport"); }
+ibv_qp_type transport_from(std::string_view name)
+{
+    if (const auto t = decode::created_qp_type(name))
+        return *t;
+    throw OperationError(fmt::format("the peer asked for transport '{}': this side knows {}", name,
+                                     fmt::join(decode::created_qp_type_words(), ", ")));
+}
 InlineMode inline_from(std::string_view name) { return value_of(inline_names, name, "inline mode"); }
 
 std::string_view connection_name(const LinkOptions& o) { return o.cm ? "rdma_cm" : "manual"; }

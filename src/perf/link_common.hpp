@@ -104,7 +104,7 @@ std::string_view op_name(Op op);
 // The words, in table order (for the command line's checks and completions).
 std::vector<std::string> op_words();
 std::vector<std::string> inline_words();
-std::string_view transport_name(ibv_qp_type type);
+std::string transport_name(ibv_qp_type type);
 std::string_view inline_name(InlineMode mode);
 
 // Parse what a peer sent; OperationError names the value and the valid ones.

@@ -33,16 +33,6 @@ constexpr std::array<StateName, 7> state_names{{
     {"err", IBV_QPS_ERR},
 }};
 
-struct TypeName {
-    std::string_view name;
-    ibv_qp_type type;
-};
-constexpr std::array<TypeName, 3> type_names{{
-    {"rc", IBV_QPT_RC},
-    {"uc", IBV_QPT_UC},
-    {"ud", IBV_QPT_UD},
-}};
-
 struct MigName {
     std::string_view name;
     ibv_mig_state state;
@@ -118,10 +108,8 @@ ibv_mig_state parse_mig_state(const std::string& text, const char* what)
 
 ibv_qp_type parse_qp_type(const std::string& text)
 {
-    const std::string l = lower(text);
-    for (const auto& t : type_names)
-        if (t.name == l)
-            return t.type;
+    if (const auto t = decode::created_qp_type(text))
+        return *t;
     throw UsageError(fmt::format("{} '{}': valid types are {}", given(Given::transport), text,
                                  fmt::join(qp_type_words(), ", ")));
 }
@@ -138,7 +126,7 @@ std::vector<std::string> names_of(const Table& table)
 }  // namespace
 
 std::vector<std::string> state_words() { return names_of(state_names); }
-std::vector<std::string> qp_type_words() { return names_of(type_names); }
+std::vector<std::string> qp_type_words() { return decode::created_qp_type_words(); }
 std::vector<std::string> mig_state_words() { return names_of(mig_names); }
 std::vector<std::string> access_words() { return names_of(decode::access_flags_table); }
 std::vector<std::string> mtu_words() { return names_of(decode::mtu_table); }

@@ -3,7 +3,9 @@
 #include <array>
 #include <cerrno>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/verbs/handles.hpp"
 
@@ -33,24 +35,21 @@ CreateRequest create_request_from_json(const Json& j)
     c.buffer_size = j.value("buffer_size", c.buffer_size);
     if (c.cq_depth == 0)
         c.cq_depth = c.send_wr + c.recv_wr;
-    if (c.type != IBV_QPT_RC && c.type != IBV_QPT_UC && c.type != IBV_QPT_UD)
-        throw UsageError(fmt::format("QP type {}: valid types are rc, uc, ud", static_cast<int>(c.type)));
+    if (!decode::created_qp_type(decode::qp_type_word(c.type)))
+        throw UsageError(fmt::format("QP type {}: valid types are {}", static_cast<int>(c.type),
+                                     fmt::join(decode::created_qp_type_words(), ", ")));
     return c;
 }
 
-ibv_qp_init_attr init_attr(const CreateRequest& c, ibv_cq* cq)
+QpSpec qp_spec(const CreateRequest& c, ibv_cq* cq)
 {
-    ibv_qp_init_attr a{};
-    a.send_cq = cq;
-    a.recv_cq = cq;
-    a.qp_type = c.type;
-    a.sq_sig_all = c.sq_sig_all ? 1 : 0;
-    a.cap.max_send_wr = c.send_wr;
-    a.cap.max_recv_wr = c.recv_wr;
-    a.cap.max_send_sge = c.send_sge;
-    a.cap.max_recv_sge = c.recv_sge;
-    a.cap.max_inline_data = c.max_inline;
-    return a;
+    QpSpec s;
+    s.type = c.type;
+    s.send_cq = cq;
+    s.recv_cq = cq;
+    s.sq_sig_all = c.sq_sig_all;
+    s.cap = {c.send_wr, c.recv_wr, c.send_sge, c.recv_sge, c.max_inline};
+    return s;
 }
 
 void check_create_against_device(ibv_context* ctx, const std::string& device, const CreateRequest& c)
@@ -82,12 +81,7 @@ void check_create_against_device(ibv_context* ctx, const std::string& device, co
 
 namespace {
 
-bool accepted(ibv_pd* pd, ibv_cq* cq, const CreateRequest& c)
-{
-    ibv_qp_init_attr a = init_attr(c, cq);
-    verbs::QueuePair qp(ibv_create_qp(pd, &a));
-    return qp != nullptr;
-}
+bool accepted(ibv_pd* pd, ibv_cq* cq, const CreateRequest& c) { return create_qp(pd, qp_spec(c, cq)) != nullptr; }
 
 struct Cap {
     Given given;
@@ -121,7 +115,7 @@ void explain_create_failure(ibv_pd* pd, ibv_cq* cq, const std::string& device, c
         throw UsageError(fmt::format("{} {} was refused by {}: the largest it accepts (other caps as given) is {}",
                                      given(cap.given), c.*cap.field, device, lo));
     }
-    throw SystemError(fmt::format("ibv_create_qp on {}", device), err,
+    throw SystemError(fmt::format("ibv_create_qp_ex on {}", device), err,
                       "no single cap explains it; check the QP type and the number of QPs already open");
 }
 

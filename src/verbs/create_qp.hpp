@@ -8,6 +8,7 @@
 #include <string>
 
 #include "src/json.hpp"
+#include "src/verbs/objects.hpp"
 
 namespace qps::verbs {
 
@@ -24,12 +25,13 @@ struct CreateRequest {
 Json to_json(const CreateRequest& c);
 CreateRequest create_request_from_json(const Json& j);
 
-ibv_qp_init_attr init_attr(const CreateRequest& c, ibv_cq* cq);
+// The request as the one creation path takes it (verbs/objects.hpp), on one CQ for both queues.
+QpSpec qp_spec(const CreateRequest& c, ibv_cq* cq);
 
 // Throws UsageError naming the first cap above the device's limits.
 void check_create_against_device(ibv_context* ctx, const std::string& device, const CreateRequest& c);
 
-// Called after ibv_create_qp failed with `err`: retries with one cap at a
+// Called after ibv_create_qp_ex failed with `err`: retries with one cap at a
 // time lowered to find the refused one and the largest accepted value, then
 // throws an error naming them (or the plain errno when no cap explains it).
 [[noreturn]] void explain_create_failure(ibv_pd* pd, ibv_cq* cq, const std::string& device, const CreateRequest& c,

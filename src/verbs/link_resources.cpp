@@ -14,6 +14,7 @@
 #include "src/error.hpp"
 #include "src/qp/plan.hpp"
 #include "src/verbs/discovery.hpp"
+#include "src/verbs/objects.hpp"
 
 namespace qps::verbs {
 
@@ -85,52 +86,42 @@ void LinkResources::create(ibv_context* const ctx)
     if (!gid_.found && pa.link_layer == IBV_LINK_LAYER_ETHERNET)
         throw OperationError(fmt::format("{} port {} is RoCE but has no GID to use", device_name_, setup.port));
 
-    pd_.reset(ibv_alloc_pd(ctx));
-    if (!pd_)
-        throw SystemError(fmt::format("ibv_alloc_pd({})", device_name_), errno);
-    send_cq_.reset(ibv_create_cq(ctx, static_cast<int>(setup.send_depth), nullptr, nullptr, 0));
-    recv_cq_.reset(ibv_create_cq(ctx, static_cast<int>(setup.recv_depth), nullptr, nullptr, 0));
-    if (!send_cq_ || !recv_cq_)
-        throw SystemError(fmt::format("ibv_create_cq({})", device_name_), errno);
+    pd_ = alloc_pd(ctx, device_name_);
+    send_cq_ = create_cq(ctx, setup.send_depth, device_name_);
+    recv_cq_ = create_cq(ctx, setup.recv_depth, device_name_);
 
     // One buffer: the send half, then the receive half the peer may reach.
     half_ = half_bytes(setup);
     buffer_ = page_buffer(2 * half_);
     if (!buffer_)
         throw SystemError(fmt::format("aligned_alloc({} bytes)", pinned_bytes(2 * half_)), ENOMEM);
-    mr_.reset(ibv_reg_mr(pd_.get(), buffer_.get(), 2 * half_,
-                         IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-                             (setup.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0)));
-    if (!mr_)
-        throw SystemError(fmt::format("ibv_reg_mr({} bytes)", 2 * half_), errno,
-                          "is the locked-memory limit (ulimit -l) too low?");
+    mr_ = reg_mr(pd_.get(), buffer_.get(), 2 * half_,
+                 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+                     (setup.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0));
 
-    ibv_qp_init_attr init{};
-    init.send_cq = send_cq_.get();
-    init.recv_cq = recv_cq_.get();
-    init.qp_type = setup.type;
-    init.sq_sig_all = 0;
-    init.cap.max_send_wr = setup.send_depth;
-    init.cap.max_recv_wr = setup.recv_depth;
-    init.cap.max_send_sge = 1;
-    init.cap.max_recv_sge = 1;
-    init.cap.max_inline_data = setup.max_inline;
-    // rdma_create_qp keeps the QP on the ID (rdma_connect and rdma_accept
-    // move it to RTS) and moves it to INIT.
+    QpSpec spec;
+    spec.type = setup.type;
+    spec.send_cq = send_cq_.get();
+    spec.recv_cq = recv_cq_.get();
+    spec.cap = {setup.send_depth, setup.recv_depth, 1, 1, setup.max_inline};
+    // rdma_cm keeps the QP on the ID (rdma_connect and rdma_accept move it
+    // to RTS) and moves it to INIT.
+    ibv_qp_cap granted{};
     const auto make = [&] {
         if (!cm_)
-            return ibv_create_qp(pd_.get(), &init);
-        return rdma_create_qp(cm_.get(), pd_.get(), &init) == 0 ? cm_->qp : nullptr;
+            qp_ = create_qp(pd_.get(), spec, &granted);
+        else
+            qp_.reset(create_cm_qp(cm_.get(), pd_.get(), spec, &granted));
     };
-    qp_.reset(make());
+    make();
     if (!qp_ && setup.max_inline) {  // inline refused: run without it
-        init.cap.max_inline_data = 0;
-        qp_.reset(make());
+        spec.cap.max_inline_data = 0;
+        make();
     }
     if (!qp_)
-        throw SystemError(fmt::format("{}({})", cm_ ? "rdma_create_qp" : "ibv_create_qp", device_name_), errno,
+        throw SystemError(fmt::format("{}({})", cm_ ? "rdma_create_qp_ex" : "ibv_create_qp_ex", device_name_), errno,
                           "'qpscope qp create' with the same depths names the cap the device refuses");
-    granted_inline_ = init.cap.max_inline_data;
+    granted_inline_ = granted.max_inline_data;
 
     local_.qpn = qp_->qp_num;
     local_.psn = random_psn();

@@ -24,8 +24,6 @@
 
 namespace qps::verbs {
 
-inline int dereg_mr_rc(ibv_mr* mr) { return ibv_dereg_mr(mr); }
-using MemoryRegion = std::unique_ptr<ibv_mr, Destroy<&dereg_mr_rc>>;
 using AddressHandle = std::unique_ptr<ibv_ah, Destroy<&ibv_destroy_ah>>;
 
 struct LinkSetup : QpKnobs {

@@ -7,6 +7,7 @@
 
 #include "src/error.hpp"
 #include "src/verbs/handles.hpp"
+#include "src/verbs/objects.hpp"
 
 namespace qps::verbs {
 
@@ -17,19 +18,14 @@ constexpr std::uint32_t inline_search_limit = 64 * 1024;
 // nullopt when the device refuses.
 std::optional<std::uint32_t> try_inline(ibv_pd* pd, ibv_cq* cq, std::uint32_t inline_size)
 {
-    ibv_qp_init_attr attr{};
-    attr.send_cq = cq;
-    attr.recv_cq = cq;
-    attr.qp_type = IBV_QPT_RC;
-    attr.cap.max_send_wr = 1;
-    attr.cap.max_recv_wr = 1;
-    attr.cap.max_send_sge = 1;
-    attr.cap.max_recv_sge = 1;
-    attr.cap.max_inline_data = inline_size;
-    QueuePair qp(ibv_create_qp(pd, &attr));
-    if (!qp)
+    QpSpec spec;
+    spec.send_cq = cq;
+    spec.recv_cq = cq;
+    spec.cap.max_inline_data = inline_size;
+    ibv_qp_cap granted{};
+    if (!create_qp(pd, spec, &granted))
         return std::nullopt;
-    return attr.cap.max_inline_data;  // ibv_create_qp writes back the granted caps
+    return granted.max_inline_data;
 }
 }  // namespace
 
@@ -48,7 +44,7 @@ ProbeResult probe_max_inline(ibv_context* ctx)
     }
     auto granted = try_inline(pd.get(), cq.get(), 0);
     if (!granted) {
-        r.error = fmt::format("ibv_create_qp (RC, 1 WR, no inline): {}", errno_name(errno));
+        r.error = fmt::format("ibv_create_qp_ex (RC, 1 WR, no inline): {}", errno_name(errno));
         return r;
     }
     // Invariant: lo is accepted, hi is refused (or past the search limit).

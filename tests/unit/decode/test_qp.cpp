@@ -39,6 +39,23 @@ TEST_CASE("QP type: every value and unknown ones")
     }
 }
 
+TEST_CASE("a QP type's word comes from the one table of names; the created types are parsed from it")
+{
+    CHECK(qp_type_word(IBV_QPT_RC) == "rc");
+    CHECK(qp_type_word(IBV_QPT_XRC_SEND) == "xrc-send");
+    CHECK(qp_type_word(IBV_QPT_RAW_PACKET) == "raw-packet");
+    CHECK(qp_type_word(77).empty());
+    CHECK(created_qp_type_words() == std::vector<std::string>{"rc", "uc", "ud"});
+    CHECK(created_qp_type("rc") == IBV_QPT_RC);
+    CHECK(created_qp_type("Uc") == IBV_QPT_UC);
+    CHECK(created_qp_type("UD") == IBV_QPT_UD);
+    // Named, but not created by qpscope (yet): refused.
+    CHECK_FALSE(created_qp_type("raw-packet"));
+    CHECK_FALSE(created_qp_type("xrc-send"));
+    CHECK_FALSE(created_qp_type(""));
+    CHECK_FALSE(created_qp_type("rcx"));
+}
+
 TEST_CASE("path migration state")
 {
     CHECK(mig_state(0).name == "MIGRATED");

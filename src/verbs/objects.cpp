@@ -1,0 +1,83 @@
+#include "src/verbs/objects.hpp"
+
+#include <cerrno>
+#include <fmt/format.h>
+
+#include "src/error.hpp"
+
+namespace qps::verbs {
+
+ibv_qp_init_attr_ex qp_init_attr_ex(ibv_pd* pd, const QpSpec& spec)
+{
+    ibv_qp_init_attr_ex a{};
+    a.qp_type = spec.type;
+    a.send_cq = spec.send_cq;
+    a.recv_cq = spec.recv_cq;
+    a.cap = spec.cap;
+    a.sq_sig_all = spec.sq_sig_all ? 1 : 0;
+    if (spec.srq) {
+        a.srq = spec.srq;
+        a.cap.max_recv_wr = 0;
+        a.cap.max_recv_sge = 0;
+    }
+    if (spec.type == IBV_QPT_XRC_RECV) {
+        // A receive-only QP of a domain: no PD, CQs or queues of its own.
+        a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
+        a.xrcd = spec.xrcd;
+        a.send_cq = nullptr;
+        a.recv_cq = nullptr;
+        a.srq = nullptr;
+        a.cap = {};
+        return a;
+    }
+    a.comp_mask = IBV_QP_INIT_ATTR_PD;
+    a.pd = pd;
+    return a;
+}
+
+QueuePair create_qp(ibv_pd* pd, const QpSpec& spec, ibv_qp_cap* granted)
+{
+    ibv_qp_init_attr_ex a = qp_init_attr_ex(pd, spec);
+    ibv_context* ctx = spec.type == IBV_QPT_XRC_RECV && spec.xrcd ? spec.xrcd->context : pd->context;
+    QueuePair qp(ibv_create_qp_ex(ctx, &a));
+    if (qp && granted)
+        *granted = a.cap;
+    return qp;
+}
+
+ibv_qp* create_cm_qp(rdma_cm_id* id, ibv_pd* pd, const QpSpec& spec, ibv_qp_cap* granted)
+{
+    ibv_qp_init_attr_ex a = qp_init_attr_ex(pd, spec);
+    if (rdma_create_qp_ex(id, &a) != 0)
+        return nullptr;
+    if (granted)
+        *granted = a.cap;
+    return id->qp;
+}
+
+ProtectionDomain alloc_pd(ibv_context* ctx, const std::string& device)
+{
+    ProtectionDomain pd(ibv_alloc_pd(ctx));
+    if (!pd)
+        throw SystemError(fmt::format("ibv_alloc_pd({})", device), errno);
+    return pd;
+}
+
+CompletionQueue create_cq(ibv_context* ctx, std::uint32_t depth, const std::string& device, const std::string& hint)
+{
+    CompletionQueue cq(ibv_create_cq(ctx, static_cast<int>(depth), nullptr, nullptr, 0));
+    if (!cq)
+        throw SystemError(fmt::format("ibv_create_cq({}, {} entries)", device, depth), errno, hint);
+    return cq;
+}
+
+MemoryRegion reg_mr(ibv_pd* pd, void* addr, std::size_t bytes, int access)
+{
+    MemoryRegion mr(ibv_reg_mr(pd, addr, bytes, access));
+    if (!mr)
+        throw SystemError(fmt::format("ibv_reg_mr({} bytes)", bytes), errno,
+                          "is the locked-memory limit (ulimit -l) too low?");
+    return mr;
+}
+
+}  // namespace qps::verbs

@@ -1,0 +1,57 @@
+// The one way qpscope makes its verbs objects: protection domains, CQs,
+// registered memory and QPs (ibv_create_qp_ex, or rdma_cm's
+// rdma_create_qp_ex for a QP that lives on an rdma_cm ID). `qp create`'s
+// holder, ping-pong, bw, path, the mesh and the probes all create through
+// here; no file outside src/verbs calls ibv_create_qp*, ibv_alloc_pd or
+// ibv_reg_mr. Each maker throws a SystemError naming the verb, the device
+// and what to try, except create_qp, whose failures the callers explain
+// (a cap search, a retry without inline data).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+#include <string>
+
+#include "src/verbs/handles.hpp"
+
+namespace qps::verbs {
+
+// What a QP is made of: ibv_qp_init_attr_ex's members that qpscope sets.
+struct QpSpec {
+    ibv_qp_type type = IBV_QPT_RC;
+    ibv_cq* send_cq = nullptr;
+    ibv_cq* recv_cq = nullptr;
+    ibv_qp_cap cap{1, 1, 1, 1, 0};  // max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline_data
+    bool sq_sig_all = false;        // every send completes, not only the signaled ones
+    // Receives come from this shared receive queue: the QP has no receive
+    // queue of its own (max_recv_wr and max_recv_sge are not asked for).
+    ibv_srq* srq = nullptr;
+    // XRC_RECV: the XRC domain it lives in (it has no PD, no CQs, no send
+    // queue: its receives land in the XRC SRQ a sender names).
+    ibv_xrcd* xrcd = nullptr;
+};
+
+// ibv_qp_init_attr_ex for `spec` on `pd`: comp_mask IBV_QP_INIT_ATTR_PD
+// (libibverbs then takes the plain ibv_create_qp path of every provider),
+// or for XRC_RECV IBV_QP_INIT_ATTR_XRCD with the domain and no PD.
+ibv_qp_init_attr_ex qp_init_attr_ex(ibv_pd* pd, const QpSpec& spec);
+
+// The QP, or null with errno set; `granted` (when given) receives the caps
+// the device granted (it may round them up, never down).
+QueuePair create_qp(ibv_pd* pd, const QpSpec& spec, ibv_qp_cap* granted = nullptr);
+// The same on an rdma_cm ID: the QP lives on `id` (id->qp; rdma_connect and
+// rdma_accept move it on), and rdma_cm moves it to INIT. Null with errno set.
+ibv_qp* create_cm_qp(rdma_cm_id* id, ibv_pd* pd, const QpSpec& spec, ibv_qp_cap* granted = nullptr);
+
+// Throw SystemError("ibv_alloc_pd(rxe0)", ...).
+ProtectionDomain alloc_pd(ibv_context* ctx, const std::string& device);
+// `hint`: what to try when the device refuses the depth.
+CompletionQueue create_cq(ibv_context* ctx, std::uint32_t depth, const std::string& device,
+                          const std::string& hint = "");
+// Registers [addr, addr + bytes) with `access` (IBV_ACCESS_*); a refusal
+// names the locked-memory limit.
+MemoryRegion reg_mr(ibv_pd* pd, void* addr, std::size_t bytes, int access);
+
+}  // namespace qps::verbs

@@ -1,0 +1,108 @@
+#include <doctest/doctest.h>
+
+#include "src/verbs/create_qp.hpp"
+#include "src/verbs/objects.hpp"
+
+using qps::verbs::CreateRequest;
+using qps::verbs::qp_init_attr_ex;
+using qps::verbs::qp_spec;
+using qps::verbs::QpSpec;
+
+TEST_CASE("the one creation path asks ibv_create_qp_ex for exactly the spec, on the PD only")
+{
+    auto* pd = reinterpret_cast<ibv_pd*>(0x1000);  // never dereferenced: the attributes are pure
+    auto* scq = reinterpret_cast<ibv_cq*>(0x2000);
+    auto* rcq = reinterpret_cast<ibv_cq*>(0x3000);
+    QpSpec s;
+    s.type = IBV_QPT_UD;
+    s.send_cq = scq;
+    s.recv_cq = rcq;
+    s.cap = {64, 32, 2, 3, 128};
+    s.sq_sig_all = true;
+    const ibv_qp_init_attr_ex a = qp_init_attr_ex(pd, s);
+    // IBV_QP_INIT_ATTR_PD alone: libibverbs hands it to the provider's plain create_qp.
+    CHECK(a.comp_mask == IBV_QP_INIT_ATTR_PD);
+    CHECK(a.pd == pd);
+    CHECK(a.qp_type == IBV_QPT_UD);
+    CHECK(a.send_cq == scq);
+    CHECK(a.recv_cq == rcq);
+    CHECK(a.srq == nullptr);
+    CHECK(a.xrcd == nullptr);
+    CHECK(a.cap.max_send_wr == 64);
+    CHECK(a.cap.max_recv_wr == 32);
+    CHECK(a.cap.max_send_sge == 2);
+    CHECK(a.cap.max_recv_sge == 3);
+    CHECK(a.cap.max_inline_data == 128);
+    CHECK(a.sq_sig_all == 1);
+    CHECK(a.create_flags == 0);
+    // The default: RC, one WR and one SGE each way, no inline, signaled sends only.
+    const ibv_qp_init_attr_ex d = qp_init_attr_ex(pd, QpSpec{});
+    CHECK(d.qp_type == IBV_QPT_RC);
+    CHECK(d.cap.max_send_wr == 1);
+    CHECK(d.cap.max_recv_sge == 1);
+    CHECK(d.cap.max_inline_data == 0);
+    CHECK(d.sq_sig_all == 0);
+}
+
+TEST_CASE("a QP on a shared receive queue asks for no receive queue; an XRC receive QP lives in its domain alone")
+{
+    auto* pd = reinterpret_cast<ibv_pd*>(0x1000);
+    auto* cq = reinterpret_cast<ibv_cq*>(0x2000);
+    auto* srq = reinterpret_cast<ibv_srq*>(0x5000);
+    auto* xrcd = reinterpret_cast<ibv_xrcd*>(0x6000);
+    QpSpec s;
+    s.send_cq = cq;
+    s.recv_cq = cq;
+    s.cap = {16, 16, 1, 1, 0};
+    s.srq = srq;
+    const ibv_qp_init_attr_ex a = qp_init_attr_ex(pd, s);
+    CHECK(a.srq == srq);
+    CHECK(a.comp_mask == IBV_QP_INIT_ATTR_PD);
+    CHECK(a.cap.max_send_wr == 16);
+    CHECK(a.cap.max_recv_wr == 0);
+    CHECK(a.cap.max_recv_sge == 0);
+
+    QpSpec x;
+    x.type = IBV_QPT_XRC_RECV;
+    x.send_cq = cq;
+    x.recv_cq = cq;
+    x.xrcd = xrcd;
+    const ibv_qp_init_attr_ex r = qp_init_attr_ex(pd, x);
+    CHECK(r.comp_mask == IBV_QP_INIT_ATTR_XRCD);
+    CHECK(r.xrcd == xrcd);
+    CHECK(r.pd == nullptr);
+    CHECK(r.send_cq == nullptr);
+    CHECK(r.recv_cq == nullptr);
+    CHECK(r.cap.max_send_wr == 0);
+
+    // XRC_SEND: a PD and a send queue like any sender; no receive queue asked for by the caller here.
+    QpSpec xs;
+    xs.type = IBV_QPT_XRC_SEND;
+    xs.send_cq = cq;
+    xs.recv_cq = cq;
+    CHECK(qp_init_attr_ex(pd, xs).comp_mask == IBV_QP_INIT_ATTR_PD);
+    CHECK(qp_init_attr_ex(pd, xs).pd == pd);
+}
+
+TEST_CASE("qp create's request becomes the same spec, one CQ for both queues")
+{
+    CreateRequest c;
+    c.type = IBV_QPT_UC;
+    c.send_wr = 10;
+    c.recv_wr = 20;
+    c.send_sge = 2;
+    c.recv_sge = 4;
+    c.max_inline = 64;
+    c.sq_sig_all = false;
+    auto* cq = reinterpret_cast<ibv_cq*>(0x4000);
+    const QpSpec s = qp_spec(c, cq);
+    CHECK(s.type == IBV_QPT_UC);
+    CHECK(s.send_cq == cq);
+    CHECK(s.recv_cq == cq);
+    CHECK(s.cap.max_send_wr == 10);
+    CHECK(s.cap.max_recv_wr == 20);
+    CHECK(s.cap.max_send_sge == 2);
+    CHECK(s.cap.max_recv_sge == 4);
+    CHECK(s.cap.max_inline_data == 64);
+    CHECK_FALSE(s.sq_sig_all);
+}

@@ -57,8 +57,9 @@ void add_topic(CLI::App& explain_cmd, const explain::TopicInfo& t, const std::sh
 {
     const std::string topic(t.name);
     CLI::App* cmd = explain_cmd.add_subcommand(topic, std::string(t.what));
+    // Not ->required(): CLI11's "value is required" names neither the topic
+    // nor what a value may be; the callback does.
     CLI::Option* value = cmd->add_option("value", f->values, fmt::format("One or more values: {}", t.valid))
-                             ->required()
                              ->type_name("VALUE");
     if (const auto names = explain::value_names(topic); !names.empty())
         value->check(suggest_words(names));
@@ -80,7 +81,11 @@ void add_topic(CLI::App& explain_cmd, const explain::TopicInfo& t, const std::sh
         cmd->add_option("--vendor", f->vendor, "The provider of the device (default: every provider's reading)")
             ->transform(one_of(explain::vendor_names()))
             ->type_name("PROVIDER");
-    cmd->callback([f, topic, &global] { explain_values(topic, *f, global); });
+    cmd->callback([f, topic, valid = std::string(t.valid), &global] {
+        if (f->values.empty())
+            throw UsageError(fmt::format("explain {} needs one or more values: {}", topic, valid));
+        explain_values(topic, *f, global);
+    });
 }
 
 }  // namespace

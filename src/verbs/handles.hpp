@@ -37,6 +37,7 @@ using Context = std::unique_ptr<ibv_context, Destroy<&ibv_close_device>>;
 using ProtectionDomain = std::unique_ptr<ibv_pd, Destroy<&ibv_dealloc_pd>>;
 using CompletionQueue = std::unique_ptr<ibv_cq, Destroy<&ibv_destroy_cq>>;
 using QueuePair = std::unique_ptr<ibv_qp, Destroy<&ibv_destroy_qp>>;
+using SharedReceiveQueue = std::unique_ptr<ibv_srq, Destroy<&ibv_destroy_srq>>;
 inline int dereg_mr_rc(ibv_mr* mr) { return ibv_dereg_mr(mr); }
 using MemoryRegion = std::unique_ptr<ibv_mr, Destroy<&dereg_mr_rc>>;
 

@@ -55,6 +55,38 @@ ibv_qp* create_cm_qp(rdma_cm_id* id, ibv_pd* pd, const QpSpec& spec, ibv_qp_cap*
     return id->qp;
 }
 
+ibv_srq_init_attr_ex srq_init_attr_ex(ibv_pd* pd, const SrqSpec& spec)
+{
+    ibv_srq_init_attr_ex a{};
+    a.attr.max_wr = spec.max_wr;
+    a.attr.max_sge = spec.max_sge;
+    a.srq_type = IBV_SRQT_BASIC;
+    a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
+    a.pd = pd;
+    return a;
+}
+
+SharedReceiveQueue create_srq(ibv_pd* pd, const SrqSpec& spec, ibv_srq_attr* granted)
+{
+    ibv_srq_init_attr_ex a = srq_init_attr_ex(pd, spec);
+    SharedReceiveQueue srq(ibv_create_srq_ex(pd->context, &a));
+    if (!srq)
+        return srq;
+    if (spec.limit > 0) {
+        ibv_srq_attr arm{};
+        arm.srq_limit = spec.limit;
+        if (int rc = ibv_modify_srq(srq.get(), &arm, IBV_SRQ_LIMIT); rc != 0) {
+            srq.reset();
+            errno = rc;
+            return srq;
+        }
+        a.attr.srq_limit = spec.limit;
+    }
+    if (granted)
+        *granted = a.attr;
+    return srq;
+}
+
 ProtectionDomain alloc_pd(ibv_context* ctx, const std::string& device)
 {
     ProtectionDomain pd(ibv_alloc_pd(ctx));

@@ -45,6 +45,21 @@ QueuePair create_qp(ibv_pd* pd, const QpSpec& spec, ibv_qp_cap* granted = nullpt
 // rdma_accept move it on), and rdma_cm moves it to INIT. Null with errno set.
 ibv_qp* create_cm_qp(rdma_cm_id* id, ibv_pd* pd, const QpSpec& spec, ibv_qp_cap* granted = nullptr);
 
+// A basic shared receive queue: `max_wr` receives of `max_sge` entries for
+// every QP made with it; `limit` > 0 arms SRQ_LIMIT_REACHED for when fewer
+// than that many receives are left (0: not armed). ibv_create_srq ignores
+// a limit: create_srq arms it with ibv_modify_srq once the SRQ exists.
+struct SrqSpec {
+    std::uint32_t max_wr = 16;
+    std::uint32_t max_sge = 1;
+    std::uint32_t limit = 0;
+};
+ibv_srq_init_attr_ex srq_init_attr_ex(ibv_pd* pd, const SrqSpec& spec);  // srq_limit 0
+// The SRQ, armed, or null with errno set (the SRQ destroyed again when the
+// device refused the limit); `granted` (when given) receives what the
+// device granted (max_wr and max_sge may be rounded up) and the limit.
+SharedReceiveQueue create_srq(ibv_pd* pd, const SrqSpec& spec, ibv_srq_attr* granted = nullptr);
+
 // Throw SystemError("ibv_alloc_pd(rxe0)", ...).
 ProtectionDomain alloc_pd(ibv_context* ctx, const std::string& device);
 // `hint`: what to try when the device refuses the depth.

@@ -84,6 +84,24 @@ TEST_CASE("a QP on a shared receive queue asks for no receive queue; an XRC rece
     CHECK(qp_init_attr_ex(pd, xs).pd == pd);
 }
 
+TEST_CASE("a basic SRQ is asked for on its PD with its depth and SGEs, the limit left for ibv_modify_srq")
+{
+    auto* pd = reinterpret_cast<ibv_pd*>(0x1000);
+    qps::verbs::SrqSpec s;
+    s.max_wr = 4;
+    s.max_sge = 2;
+    s.limit = 3;
+    const ibv_srq_init_attr_ex a = qps::verbs::srq_init_attr_ex(pd, s);
+    CHECK(a.srq_type == IBV_SRQT_BASIC);
+    CHECK(a.comp_mask == (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD));
+    CHECK(a.pd == pd);
+    CHECK(a.attr.max_wr == 4);
+    CHECK(a.attr.max_sge == 2);
+    CHECK(a.attr.srq_limit == 0);  // ibv_create_srq ignores it: create_srq arms it after
+    CHECK(a.xrcd == nullptr);
+    CHECK(a.cq == nullptr);
+}
+
 TEST_CASE("qp create's request becomes the same spec, one CQ for both queues")
 {
     CreateRequest c;

@@ -50,6 +50,10 @@ constexpr std::array<Spelling, given_count> spellings{{
     {Given::max_rd_atomic, "--max-rd-atomic", {}},
     {Given::max_dest_rd_atomic, "--max-dest-rd-atomic", {}},
     {Given::dgid, "--dgid", {}},
+    {Given::srq, "--srq", {}},
+    {Given::max_wr, "--max-wr", {}},
+    {Given::max_sge, "--max-sge", {}},
+    {Given::srq_limit, "--limit", {}},
 }};
 
 constexpr bool in_order()

@@ -134,6 +134,7 @@ void render_qp_fields(const report::QpReport& q, Printer& p)
     p.field("sq_sig_all", "signal all sends", q.sq_sig_all);
     p.field("sq_draining", "SQ draining", q.sq_draining);
     p.field("rate_limit_kbps", "rate limit (kb/s)", u64{q.rate_limit_kbps});
+    p.field("srq", "SRQ (receives from)", q.srq ? Value{u64{*q.srq}} : Value{nullptr});
     render_caps(q.caps, "caps", "caps", p);
     {
         ObjectScope av(p, "address_vector", "address vector");

@@ -55,6 +55,10 @@ constexpr GivenEntry given_table[] = {
     {Given::max_rd_atomic, "max_rd_atomic", "the reads and atomics in flight"},
     {Given::max_dest_rd_atomic, "max_dest_rd_atomic", "the reads and atomics accepted in flight"},
     {Given::dgid, "dgid", "the peer's GID"},
+    {Given::srq, "srq", "the SRQ"},
+    {Given::max_wr, "max_wr", "the SRQ depth"},
+    {Given::max_sge, "max_sge", "the SRQ SGE count"},
+    {Given::srq_limit, "srq_limit", "the SRQ limit"},
 };
 
 // In the enum's order, so a Given is its index.

@@ -51,8 +51,12 @@ enum class Given : unsigned char {
     max_rd_atomic,       // reads and atomics a QP may have in flight as initiator
     max_dest_rd_atomic,  // ... as their target
     dgid,        // the peer's GID in an address vector
+    srq,         // the SRQ a QP takes its receives from
+    max_wr,      // an SRQ's depth
+    max_sge,     // an SRQ's scatter/gather entries per receive
+    srq_limit,   // the receives left below which an SRQ raises SRQ_LIMIT_REACHED
 };
-inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::dgid) + 1;
+inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::srq_limit) + 1;
 
 // Its words ("the send queue depth") and its stable name ("send_wr");
 // given_from_name: nullopt for a name no Given has.

@@ -1,6 +1,7 @@
 // `qpscope qp create`: a QP in the holder, optionally walked to a state, or
 // a connected pair.
 #include <memory>
+#include <optional>
 
 #include "commands/option_values.hpp"
 #include "commands/qp/flags.hpp"
@@ -19,6 +20,7 @@ struct CreateOptions {
     std::string to;
     bool pair = false;
     unsigned idle = 600;
+    std::optional<std::uint32_t> srq;
     ModifyFlags flags;
 };
 }  // namespace
@@ -38,6 +40,9 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
     cmd->add_option("--max-inline", o->max_inline, "Inline data bytes")->check(CLI::Range(0u, 1u << 20));
     cmd->add_option("--cq-depth", o->cq_depth, "CQ entries (default: send-wr + recv-wr)")->check(CLI::Range(0u, 1u << 30));
     cmd->add_flag("--no-sq-sig-all", o->no_sq_sig_all, "Do not signal every send WR");
+    cmd->add_option("--srq", o->srq, "Take receives from this held SRQ (qp srq create) instead of a receive queue "
+                                     "of its own; --recv-wr and --recv-sge then do not apply")
+        ->type_name("ID");
     cmd->add_option("--to", o->to, "Walk the new QP to this state: init, rtr or rts (attributes below; "
                                    "required ones not given take stated defaults)")
         ->transform(one_of({"init", "rtr", "rts"}));
@@ -58,6 +63,7 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
         spec.create.max_inline = o->max_inline;
         spec.create.cq_depth = o->cq_depth;
         spec.create.sq_sig_all = !o->no_sq_sig_all;
+        spec.create.srq = o->srq;
         spec.attributes = parse_modify_flags(o->flags);
         if (spec.attributes.request.port)
             spec.create.port = *spec.attributes.request.port;

@@ -38,6 +38,16 @@ struct Completion {
     std::uint32_t qp_num;
 };
 
+// One shared receive queue, on a device's PD; `id` is the holder's own
+// number for it (a basic SRQ has no number of the device's).
+struct HeldSrq {
+    HeldDevice* device = nullptr;
+    std::uint32_t id = 0;
+    verbs::SharedReceiveQueue srq;
+    ibv_srq_attr granted{};
+    std::uint64_t posted = 0;  // receives posted to it
+};
+
 // One held QP with its own CQ and a registered buffer for `qp post`.
 // Declaration order is destruction order reversed: QP, then MR, then the
 // buffer, then the CQ.
@@ -49,6 +59,7 @@ struct HeldQp {
     std::size_t buffer_size = 0;
     verbs::MemoryRegion mr;
     verbs::QueuePair qp;
+    HeldSrq* srq = nullptr;  // its receives come from this SRQ
     ibv_qp_cap granted{};  // what the device granted (verbs::create_qp writes it)
     std::optional<Completion> last_error;
     std::uint64_t posted = 0;
@@ -78,7 +89,8 @@ std::uint32_t qpn_of(const Json& req)
     return req["qpn"].get<std::uint32_t>();
 }
 
-// The receive a send needs on the peer QP, when this holder has the peer too.
+// The receive a send needs on the peer QP, when this holder has the peer
+// too: into its SRQ when it has one.
 void post_peer_receive(HeldQp& peer)
 {
     ibv_sge rsge{reinterpret_cast<std::uintptr_t>(peer.buffer.get()), static_cast<std::uint32_t>(peer.buffer_size),
@@ -88,6 +100,14 @@ void post_peer_receive(HeldQp& peer)
     rwr.sg_list = &rsge;
     rwr.num_sge = 1;
     ibv_recv_wr* bad = nullptr;
+    if (peer.srq) {
+        ++peer.srq->posted;
+        if (int rc = ibv_post_srq_recv(peer.srq->srq.get(), &rwr, &bad); rc != 0)
+            throw SystemError(fmt::format("ibv_post_srq_recv on SRQ {} of the peer QP {:#x}", peer.srq->id,
+                                          peer.qp->qp_num),
+                              rc);
+        return;
+    }
     if (int rc = ibv_post_recv(peer.qp.get(), &rwr, &bad); rc != 0)
         throw SystemError(fmt::format("ibv_post_recv on the peer QP {:#x}", peer.qp->qp_num), rc);
 }
@@ -194,7 +214,16 @@ HeldQps::~HeldQps() = default;
 void HeldQps::release()
 {
     qps_.clear();      // QPs, MRs, CQs first
+    srqs_.clear();     // then the SRQs they used
     devices_.clear();  // then PDs and contexts
+}
+
+void HeldQps::close_if_empty()
+{
+    if (qps_.empty() && srqs_.empty()) {
+        devices_.clear();
+        none_left_ = true;
+    }
 }
 
 HeldDevice& HeldQps::open_device(const std::string& name)
@@ -253,6 +282,8 @@ Json HeldQps::describe(const HeldQp& q) const
                            {"lkey", q.mr->lkey},
                            {"rkey", q.mr->rkey}}},
            {"posted", q.posted}};
+    if (q.srq)
+        j["srq"] = q.srq->id;
     if (q.last_error)
         j["last_error"] = completion_json(*q.last_error);
     // What the attributes point at, so the client can show it.
@@ -277,7 +308,14 @@ Json HeldQps::describe(const HeldQp& q) const
 Json HeldQps::create(const Json& req)
 {
     const verbs::CreateRequest c = verbs::create_request_from_json(req);
-    HeldDevice& dev = open_device(c.device);
+    HeldSrq* srq = nullptr;
+    if (c.srq) {
+        srq = &find_srq(*c.srq);
+        if (!c.device.empty() && verbs::resolve_device(c.device).name != srq->device->name)
+            throw UsageError(fmt::format("{} {} is on {}, the QP would be on {}: a QP and its SRQ share a device",
+                                         given(Given::srq), *c.srq, srq->device->name, c.device));
+    }
+    HeldDevice& dev = srq ? *srq->device : open_device(c.device);
     verbs::check_create_against_device(dev.ctx.get(), dev.name, c);
 
     auto q = std::make_unique<HeldQp>();
@@ -293,7 +331,10 @@ Json HeldQps::create(const Json& req)
     const int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                        (dev.atomic_cap != IBV_ATOMIC_NONE ? IBV_ACCESS_REMOTE_ATOMIC : 0);
     q->mr = verbs::reg_mr(dev.pd.get(), q->buffer.get(), c.buffer_size, access);
-    q->qp = verbs::create_qp(dev.pd.get(), verbs::qp_spec(c, q->cq.get()), &q->granted);
+    verbs::QpSpec spec = verbs::qp_spec(c, q->cq.get());
+    spec.srq = srq ? srq->srq.get() : nullptr;
+    q->srq = srq;
+    q->qp = verbs::create_qp(dev.pd.get(), spec, &q->granted);
     if (!q->qp)
         explain_create_failure(dev.pd.get(), q->cq.get(), dev.name, c, errno);  // throws
     const std::uint32_t qpn = q->qp->qp_num;
@@ -308,6 +349,7 @@ Json HeldQps::destroy(const Json& req)
         for (auto& [qpn, q] : qps_)
             destroyed.push_back(qpn);
         qps_.clear();
+        srqs_.clear();  // "all": the SRQs too
     } else {
         HeldQp& q = find(req);
         const std::uint32_t qpn = q.qp->qp_num;
@@ -318,10 +360,7 @@ Json HeldQps::destroy(const Json& req)
         qps_.erase(qpn);
         destroyed.push_back(qpn);
     }
-    if (qps_.empty()) {
-        devices_.clear();
-        none_left_ = true;
-    }
+    close_if_empty();
     return Json{{"destroyed", destroyed}, {"remaining", qps_.size()}, {"holder_exits", none_left_}};
 }
 
@@ -450,6 +489,131 @@ Json HeldQps::post(const Json& req)
     if (peer && op == qp::PostOp::send)  // drain the peer's receive completion
         reap_peer_receive(*peer, result);
     return result;
+}
+
+HeldSrq& HeldQps::find_srq(std::uint32_t id)
+{
+    auto it = srqs_.find(id);
+    if (it == srqs_.end()) {
+        std::vector<std::string> held;
+        for (const auto& [n, s] : srqs_)
+            held.push_back(std::to_string(n));
+        throw UsageError(fmt::format("SRQ {} is not held by this user's holder; held SRQs: {}", id,
+                                     held.empty() ? "none" : fmt::format("{}", fmt::join(held, ", "))));
+    }
+    return *it->second;
+}
+
+Json HeldQps::describe_srq(const HeldSrq& s) const
+{
+    ibv_srq_attr attr{};
+    if (int rc = ibv_query_srq(s.srq.get(), &attr); rc != 0)
+        throw SystemError(fmt::format("ibv_query_srq(SRQ {})", s.id), rc);
+    Json qps = Json::array();
+    for (const auto& [qpn, q] : qps_)
+        if (q->srq == &s)
+            qps.push_back(qpn);
+    return Json{{"id", s.id},
+                {"device", s.device->name},
+                {"max_wr", attr.max_wr},
+                {"max_sge", attr.max_sge},
+                {"limit", attr.srq_limit},
+                {"posted", s.posted},
+                {"qps", qps}};
+}
+
+Json HeldQps::srq_create(const Json& req)
+{
+    HeldDevice& dev = open_device(req.value("device", std::string()));
+    verbs::SrqSpec spec;
+    spec.max_wr = req.value("max_wr", spec.max_wr);
+    spec.max_sge = req.value("max_sge", spec.max_sge);
+    spec.limit = req.value("limit", spec.limit);
+    ibv_device_attr da{};
+    if (int rc = ibv_query_device(dev.ctx.get(), &da); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", dev.name), rc);
+    if (da.max_srq == 0)
+        throw OperationError(fmt::format("{} has no shared receive queues: its max_srq is 0", dev.name));
+    if (spec.max_wr > static_cast<std::uint32_t>(da.max_srq_wr))
+        throw UsageError(fmt::format("{} {} exceeds {}'s max_srq_wr of {}", given(Given::max_wr), spec.max_wr,
+                                     dev.name, da.max_srq_wr));
+    if (spec.max_sge > static_cast<std::uint32_t>(da.max_srq_sge))
+        throw UsageError(fmt::format("{} {} exceeds {}'s max_srq_sge of {}", given(Given::max_sge), spec.max_sge,
+                                     dev.name, da.max_srq_sge));
+    if (spec.limit > spec.max_wr)
+        throw UsageError(fmt::format("{} {} is above the SRQ's depth ({} {}): the event could never be armed below it",
+                                     given(Given::srq_limit), spec.limit, given(Given::max_wr), spec.max_wr));
+    auto s = std::make_unique<HeldSrq>();
+    s->device = &dev;
+    s->srq = verbs::create_srq(dev.pd.get(), spec, &s->granted);
+    if (!s->srq)
+        throw SystemError(fmt::format("ibv_create_srq_ex({}, max_wr {}, max_sge {})", dev.name, spec.max_wr,
+                                      spec.max_sge),
+                          errno, "a smaller --max-wr or --max-sge");
+    s->id = next_srq_++;
+    const std::uint32_t id = s->id;
+    srqs_[id] = std::move(s);
+    return describe_srq(*srqs_[id]);
+}
+
+Json HeldQps::srq_query(const Json& req) { return describe_srq(find_srq(req.value("id", 0u))); }
+
+Json HeldQps::srq_modify(const Json& req)
+{
+    HeldSrq& s = find_srq(req.value("id", 0u));
+    ibv_srq_attr attr{};
+    int mask = 0;
+    if (req.contains("limit")) {
+        attr.srq_limit = req["limit"].get<std::uint32_t>();
+        mask |= IBV_SRQ_LIMIT;
+    }
+    if (req.contains("max_wr")) {
+        attr.max_wr = req["max_wr"].get<std::uint32_t>();
+        mask |= IBV_SRQ_MAX_WR;
+    }
+    if (mask == 0)
+        throw UsageError(fmt::format("nothing to change on SRQ {}: give {} or {}", s.id, given(Given::srq_limit),
+                                     given(Given::max_wr)));
+    if (int rc = ibv_modify_srq(s.srq.get(), &attr, mask); rc != 0)
+        throw SystemError(fmt::format("ibv_modify_srq(SRQ {}{}{})", s.id,
+                                      mask & IBV_SRQ_LIMIT ? fmt::format(", srq_limit {}", attr.srq_limit) : "",
+                                      mask & IBV_SRQ_MAX_WR ? fmt::format(", max_wr {}", attr.max_wr) : ""),
+                          rc,
+                          "the limit must be below the receives the SRQ can hold; a provider may not resize an "
+                          "SRQ (max_wr)");
+    return describe_srq(s);
+}
+
+Json HeldQps::srq_destroy(const Json& req)
+{
+    Json destroyed = Json::array();
+    if (req.value("all", false)) {
+        for (const auto& [id, s] : srqs_)
+            for (const auto& [qpn, q] : qps_)
+                if (q->srq == s.get())
+                    throw UsageError(fmt::format("SRQ {} serves QP {:#x}: destroy its QPs first", id, qpn));
+        for (const auto& [id, s] : srqs_)
+            destroyed.push_back(id);
+        srqs_.clear();
+    } else {
+        HeldSrq& s = find_srq(req.value("id", 0u));
+        std::vector<std::string> users;
+        for (const auto& [qpn, q] : qps_)
+            if (q->srq == &s)
+                users.push_back(fmt::format("{:#x}", qpn));
+        if (!users.empty())
+            throw UsageError(fmt::format("SRQ {} serves QP {}: destroy {} first (ibv_destroy_srq refuses an SRQ "
+                                         "in use)",
+                                         s.id, fmt::join(users, ", "), users.size() == 1 ? "it" : "them"));
+        const std::uint32_t id = s.id;
+        if (int rc = ibv_destroy_srq(s.srq.get()); rc != 0)
+            throw SystemError(fmt::format("ibv_destroy_srq(SRQ {})", id), rc);
+        s.srq.release();  // destroyed above
+        srqs_.erase(id);
+        destroyed.push_back(id);
+    }
+    close_if_empty();
+    return Json{{"destroyed", destroyed}, {"remaining", srqs_.size()}, {"holder_exits", none_left_}};
 }
 
 }  // namespace qps::ops

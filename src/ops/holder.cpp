@@ -54,6 +54,8 @@ Json Holder::dispatch(const Json& req)
     static const std::map<std::string, Handler> handlers{
         {"create", &HeldQps::create}, {"destroy", &HeldQps::destroy}, {"list", &HeldQps::list},
         {"query", &HeldQps::query},   {"modify", &HeldQps::modify},   {"post", &HeldQps::post},
+        {"srq_create", &HeldQps::srq_create}, {"srq_query", &HeldQps::srq_query},
+        {"srq_modify", &HeldQps::srq_modify}, {"srq_destroy", &HeldQps::srq_destroy},
     };
     const std::string op = req.value("op", "");
     auto it = handlers.find(op);

@@ -141,6 +141,8 @@ QpReport build_qp_report(const Json& held)
     r.buffer_addr = buf.at("addr").get<std::uint64_t>();
     r.buffer_size = buf.at("size").get<std::uint64_t>();
     r.buffer_rkey = buf.at("rkey").get<std::uint32_t>();
+    if (held.contains("srq"))
+        r.srq = held.at("srq").get<std::uint32_t>();
     if (r.state.raw == IBV_QPS_ERR || r.state.raw == IBV_QPS_SQE)
         r.diagnosis = diagnose(r, held);
     return r;

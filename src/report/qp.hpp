@@ -74,6 +74,7 @@ struct QpReport {
     std::optional<CompletionReport> last_error;
     std::uint64_t buffer_addr = 0, buffer_size = 0;
     std::uint32_t buffer_rkey = 0;
+    std::optional<std::uint32_t> srq;  // the holder's SRQ it takes its receives from
     std::optional<Diagnosis> diagnosis;
 };
 

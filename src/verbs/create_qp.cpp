@@ -13,10 +13,13 @@ namespace qps::verbs {
 
 Json to_json(const CreateRequest& c)
 {
-    return Json{{"device", c.device},     {"port", c.port},         {"type", c.type},
+    Json j{{"device", c.device},     {"port", c.port},         {"type", c.type},
                 {"send_wr", c.send_wr},   {"recv_wr", c.recv_wr},   {"send_sge", c.send_sge},
                 {"recv_sge", c.recv_sge}, {"max_inline", c.max_inline}, {"cq_depth", c.cq_depth},
                 {"sq_sig_all", c.sq_sig_all}, {"buffer_size", c.buffer_size}};
+    if (c.srq)
+        j["srq"] = *c.srq;
+    return j;
 }
 
 CreateRequest create_request_from_json(const Json& j)
@@ -33,6 +36,8 @@ CreateRequest create_request_from_json(const Json& j)
     c.cq_depth = j.value("cq_depth", c.cq_depth);
     c.sq_sig_all = j.value("sq_sig_all", c.sq_sig_all);
     c.buffer_size = j.value("buffer_size", c.buffer_size);
+    if (j.contains("srq"))
+        c.srq = j["srq"].get<std::uint32_t>();
     if (c.cq_depth == 0)
         c.cq_depth = c.send_wr + c.recv_wr;
     if (!decode::created_qp_type(decode::qp_type_word(c.type)))

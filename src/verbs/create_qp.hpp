@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <infiniband/verbs.h>
 #include <string>
 
@@ -20,6 +21,7 @@ struct CreateRequest {
     std::uint32_t cq_depth = 0;  // 0: send_wr + recv_wr
     bool sq_sig_all = true;
     std::uint32_t buffer_size = 64 * 1024;  // registered buffer for `qp post`
+    std::optional<std::uint32_t> srq;       // the holder's SRQ it takes its receives from
 };
 
 Json to_json(const CreateRequest& c);

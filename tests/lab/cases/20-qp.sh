@@ -133,7 +133,6 @@ run "$q" qp post "$X" --op fadd --raddr "$((y_addr + 4))" --rkey "$y_rkey"
 expect_rc 2; expect_err_lines 1; expect_err_has "an atomic's target must be 8-byte aligned"
 run "$q" --json qp query "$X"
 expect_true "X still RTS, no completion error kept" test "$(jqo '.qp.state.name')/$(jqo '.qp | has("last_error")')" = "RTS/false"
-sch_done
 
 case_ "qp: atomics on the default device (no -d)"
 run "$q" --json qp create --pair --access "$atomic_access"
@@ -345,3 +344,46 @@ wait "$lone"; lone_rc=$?
 expect_true "it exits 0 after 10 s or more, and says why (exit $lone_rc after $((SECONDS - start)) s)" \
   test "$lone_rc" = 0 -a $((SECONDS - start)) -ge 10
 expect_true "its log line names it" grep -q "holding nothing for 10 s, exiting" "$_scratch/hold/holder.log"
+
+case_ "qp srq: an SRQ (no -d), a pair on it; a send's receive lands in the SRQ; query names it; destroy refused while used; --all leaves nothing"
+run "$q" --json qp srq create --max-wr 8 --limit 2
+expect_rc 0
+expect_valid qp-srq
+S=$(jqo '.id')
+expect_true "SRQ $S: at least 8 receives, limit 2 armed, no QP yet" \
+  test "$(jqo '.max_wr >= 8 and .limit == 2 and .qps == [] and .posted == 0')" = true
+run "$q" --json qp create --pair --srq "$S"
+expect_rc 0
+SA=$(jqo '.qps[0].qpn.raw'); SB=$(jqo '.qps[1].qpn.raw')
+run "$q" --json qp query "$SB"
+expect_rc 0
+expect_valid qp-query
+expect_true "qp query: QP $SB takes its receives from SRQ $S" test "$(jqo '.qp.srq')" = "$S"
+run "$q" qp query "$SB"
+expect_true "text: the SRQ named" bash -c 'grep -qE "SRQ \(receives from\) +: $1\$" <<<"$2"' _ "$S" "$out"
+run "$q" --json qp post "$SA" --op send -s 64
+expect_rc 0
+expect_true "send SUCCESS, the peer's receive (from the SRQ) got 64 bytes" test \
+  "$(jqo '.post.completion.status.name')/$(jqo '.post.peer_completion.opcode.name')/$(jqo '.post.peer_completion.byte_len')" = "SUCCESS/RECV/64"
+run "$q" --json qp srq query "$S"
+expect_rc 0
+expect_valid qp-srq
+expect_true "SRQ $S serves both QPs, one receive posted to it" \
+  test "$(jq -c --argjson a "$SA" --argjson b "$SB" '([.qps[].raw] | sort) == ([$a, $b] | sort) and .posted == 1' <<<"$out")" = true
+run "$q" qp srq destroy "$S"
+expect_rc 2
+expect_err_has "SRQ $S serves QP"
+run "$q" qp srq query 99
+expect_rc 2
+expect_err_has "SRQ 99 is not held by this user's holder; held SRQs: $S"
+run "$q" --json qp srq modify "$S" --limit 0
+expect_rc 0
+expect_true "limit 0: disarmed" test "$(jqo '.limit')" = 0
+run "$q" --json qp create --srq "$S" -d rxe9
+expect_rc 2
+run "$q" --json qp destroy --all
+expect_rc 0
+expect_true "destroy --all: the holder exits" test "$(jqo '.holder_exits')" = true
+eventually 30 bash -c '! pgrep -x qpscope-holder' || bad "the holder did not exit after destroy --all"
+expect_true "nothing left: no QP of ours in rdma res" test "$(non_gsi_qps)" = 0
+sch_done

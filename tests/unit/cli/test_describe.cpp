@@ -68,7 +68,7 @@ TEST_CASE("the model of the command line: visible commands only")
     const auto* qp = completion::find_command(root, {"qp"});
     REQUIRE(qp != nullptr);
     CHECK(names(qp->subcommands) ==
-          std::vector<std::string>{"create", "modify", "query", "list", "post", "destroy"});
+          std::vector<std::string>{"create", "modify", "query", "list", "post", "destroy", "srq"});
 }
 
 TEST_CASE("the model: options, inherited globals, value kinds and words")
@@ -177,7 +177,7 @@ TEST_CASE("mistyped commands and options are named with the closest valid one")
     CHECK(usage_error({"prots"}) == "unknown command 'prots': did you mean 'ports'? commands are ports, qp, cm, ping-pong, bw, doctor, path, explain, mesh, watch");
     CHECK(usage_error({"frobnicate"}) == "unknown command 'frobnicate': commands are ports, qp, cm, ping-pong, bw, doctor, path, explain, mesh, watch");
     CHECK(usage_error({"--json", "qp", "crate"}) ==
-          "unknown command 'crate': did you mean 'create'? qp commands are create, modify, query, list, post, destroy");
+          "unknown command 'crate': did you mean 'create'? qp commands are create, modify, query, list, post, destroy, srq");
     CHECK(usage_error({"ports", "--devcie", "x"}) == "unknown option --devcie: did you mean --device?");
     CHECK(usage_error({"qp", "modify", "0x11", "--sate", "rtr"}) == "unknown option --sate: did you mean --state?");
     CHECK(usage_error({"--jsno", "ports"}) == "unknown option --jsno: did you mean --json?");

@@ -1,0 +1,40 @@
+#include "src/ops/srq_session.hpp"
+
+#include "src/ops/holder_client.hpp"
+
+namespace qps::ops {
+
+report::SrqReport create_srq(const SrqCreateSpec& spec)
+{
+    const ClientOptions start{true, spec.idle};
+    return report::build_srq_report(holder_call(
+        "srq_create",
+        Json{{"device", spec.device}, {"max_wr", spec.max_wr}, {"max_sge", spec.max_sge}, {"limit", spec.limit}},
+        start));
+}
+
+report::SrqReport query_srq(std::uint32_t id)
+{
+    return report::build_srq_report(holder_call("srq_query", Json{{"id", id}}));
+}
+
+report::SrqReport modify_srq(std::uint32_t id, std::optional<std::uint32_t> limit, std::optional<std::uint32_t> max_wr)
+{
+    Json req{{"id", id}};
+    if (limit)
+        req["limit"] = *limit;
+    if (max_wr)
+        req["max_wr"] = *max_wr;
+    return report::build_srq_report(holder_call("srq_modify", req));
+}
+
+SrqDestroyOutcome destroy_srqs(std::optional<std::uint32_t> id)
+{
+    const Json result = holder_call("srq_destroy", id ? Json{{"id", *id}} : Json{{"all", true}});
+    SrqDestroyOutcome out;
+    out.destroyed = result.value("destroyed", std::vector<std::uint32_t>{});
+    out.holder_exits = result.value("holder_exits", false);
+    return out;
+}
+
+}  // namespace qps::ops

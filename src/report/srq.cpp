@@ -1,0 +1,18 @@
+#include "src/report/srq.hpp"
+
+namespace qps::report {
+
+SrqReport build_srq_report(const Json& j)
+{
+    SrqReport r;
+    r.id = j.at("id").get<std::uint32_t>();
+    r.device = j.at("device").get<std::string>();
+    r.max_wr = j.at("max_wr").get<std::uint32_t>();
+    r.max_sge = j.at("max_sge").get<std::uint32_t>();
+    r.limit = j.at("limit").get<std::uint32_t>();
+    r.posted = j.value("posted", std::uint64_t{0});
+    r.qps = j.value("qps", std::vector<std::uint32_t>{});
+    return r;
+}
+
+}  // namespace qps::report

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -133,15 +132,14 @@ Decoded qp_type(int raw) { return decode_enum<int>(qp_type_table, raw); }
 
 std::string qp_type_word(int type)
 {
-    std::string word(lookup<int>(qp_type_table, type).value_or(""));
-    for (char& c : word)
-        c = c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string word = lower(lookup<int>(qp_type_table, type).value_or(""));
+    std::replace(word.begin(), word.end(), '_', '-');
     return word;
 }
 
 std::optional<ibv_qp_type> created_qp_type(std::string_view word)
 {
-    const std::string folded = util::lower(word);
+    const std::string folded = lower(word);
     for (const ibv_qp_type t : created_qp_types)
         if (qp_type_word(t) == folded)
             return t;

@@ -9,7 +9,6 @@
 #include "src/net/interfaces.hpp"
 #include "src/ops/qp_session.hpp"
 
-
 namespace qps::ops {
 
 namespace {

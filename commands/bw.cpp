@@ -19,6 +19,7 @@ struct BwFlags {
     std::optional<unsigned> cq_mod;
     unsigned qps = 1;
     bool bidir = false;
+    bool srq = false;
     double window_ms = 10;
     std::string unit = "Gb/s";
 };
@@ -34,7 +35,7 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
     add_link_options(cmd, *f, {"write", "64K", 5000, 100, "messages per QP", "its own --qps QPs"});
     cmd->add_option("--tx-depth", b->tx_depth, "Send queue depth per QP, kept full (default 128)")
         ->check(CLI::Range(1u, 32768u));
-    cmd->add_option("--rx-depth", b->rx_depth, "Receive queue depth per QP for --op send (default 512)")
+    cmd->add_option("--rx-depth", b->rx_depth, "Receive queue depth per QP for --op send (default 512); with --srq the one SRQ's depth")
         ->check(CLI::Range(1u, 32768u));
     cmd->add_option("--post-list", b->post_list, "WRs chained into one ibv_post_send (default 1)")
         ->check(CLI::Range(1u, 32768u));
@@ -43,6 +44,9 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
     cmd->add_option("-q,--qps", b->qps, "Queue pairs, each with its own CQs and buffer (default 1)")
         ->check(CLI::Range(1u, 64u));
     cmd->add_flag("-b,--bidir", b->bidir, "Both sides post at once; each direction and the total are reported");
+    cmd->add_flag("--srq", b->srq, "--op send over rc or uc: a receiving side's QPs take their receives from one "
+                                   "shared receive queue of --rx-depth (perftest's use_srq option); the report says how "
+                                   "many QPs it served");
     cmd->add_option("--window", b->window_ms, "Milliseconds per window for peak and minimum bandwidth (default 10)")
         ->check(CLI::Range(0.01, 60000.0));
     std::vector<std::string> units;
@@ -54,13 +58,14 @@ void register_bw(CLI::App& app, const GlobalOptions& global)
     cmd->callback([f, b, cmd, &global] {
         ops::BwOptions o;
         to_link_options(cmd, *f, o,
-                        {"--tx-depth", "--rx-depth", "--post-list", "--cq-mod", "--qps", "--bidir", "--window"});
+                        {"--tx-depth", "--rx-depth", "--post-list", "--cq-mod", "--qps", "--bidir", "--srq", "--window"});
         o.tx_depth = b->tx_depth;
         o.rx_depth = b->rx_depth;
         o.post_list = b->post_list;
         o.cq_mod = b->cq_mod.value_or(0);
         o.qps = b->qps;
         o.bidir = b->bidir;
+        o.srq = b->srq;
         o.window_ms = b->window_ms;
         o.unit = b->unit;
         ops::check_bw_options(o);

@@ -1,6 +1,7 @@
 #include "commands/link_flags.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <tuple>
 
 #include "commands/option_values.hpp"
@@ -149,8 +150,9 @@ void add_link_options(CLI::App* cmd, LinkFlags& f, const LinkDefaults& d)
                                 "(compare-and-swap), RC only (default {})",
                                 d.op))
         ->transform(one_of(perf::op_words()));
-    cmd->add_option("--transport", f.transport, "rc, uc or ud (UC: send, write; UD: send)")
-        ->transform(one_of(qp::qp_type_words()));
+    cmd->add_option("--transport", f.transport, "rc, uc, ud or xrc (UC: send, write; UD: send; XRC: needs a "
+                                                "device with XRC, which rxe and siw lack)")
+        ->transform(one_of(decode::link_qp_type_words()));
     cmd->add_option("-s,--size", f.sizes,
                     fmt::format("Bytes: 64, a list 64,4096, or a doubling sweep 2:8M (default {})", d.sizes));
     auto* n = cmd->add_option("-n,--iterations", f.iterations,
@@ -207,7 +209,11 @@ void to_link_options(const CLI::App* cmd, const LinkFlags& f, perf::LinkOptions&
     o.port = static_cast<std::uint8_t>(f.port);
     o.gid_index = f.gid_index;
     o.op = perf::op_from(f.op);  // one_of admitted only known words
-    o.transport = qp::parse_qp_type(f.transport);
+    const auto transport = decode::link_qp_type(f.transport);  // the option's transform admits only these
+    if (!transport)
+        throw UsageError(fmt::format("--transport '{}': valid are {}", f.transport,
+                                     fmt::join(decode::link_qp_type_words(), ", ")));
+    o.transport = *transport;
     o.sizes = perf::parse_sizes(f.sizes);
     if (perf::is_atomic(o.op) && cmd->count("--size") == 0)
         o.sizes = {perf::atomic_bytes};  // the operand

@@ -1,5 +1,7 @@
 #include "commands/option_values.hpp"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
@@ -21,6 +23,15 @@ bool same_ignoring_case(std::string_view a, std::string_view b)
 std::string braced(const std::vector<std::string>& words) { return fmt::format("{{{}}}", fmt::join(words, ",")); }
 
 }  // namespace
+
+std::string absolute_path(const std::string& path)
+{
+    if (path.empty())
+        return path;
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
 
 CLI::Validator one_of(std::vector<std::string> words)
 {

@@ -61,6 +61,10 @@ inline constexpr std::string_view suggest_name = "suggest";
 // read; did you mean 'send'?").
 CLI::Validator one_of(std::vector<std::string> words);
 
+// A file the holder opens (an XRC domain's): made absolute against this
+// command's working directory, as the holder runs elsewhere; "" stays "".
+std::string absolute_path(const std::string& path);
+
 // Words the completions offer for a value that may also be something else
 // (`explain wc-status` takes RETRY_EXC_ERR or 12): recorded for --help and
 // the completions only, checked by the command.

@@ -22,9 +22,13 @@ void register_ping_pong(CLI::App& app, const GlobalOptions& global)
                      "client's parameters rule and both sides' figures are reported");
     add_link_options(cmd, *f, {"send", "2", 1000, 100, "iterations", "its own QP, a pair with the same thread of the peer"});
     cmd->add_flag("--histogram", *histogram, "Also print an ASCII histogram per size");
-    cmd->callback([f, histogram, cmd, &global] {
+    auto srq = std::make_shared<bool>(false);
+    cmd->add_flag("--srq", *srq, "--op send over rc or uc: each side's QPs (one per --threads pair) take their "
+                                 "receives from one shared receive queue (perftest's use_srq option)");
+    cmd->callback([f, histogram, srq, cmd, &global] {
         ops::PingPongOptions o;
-        to_link_options(cmd, *f, o);
+        to_link_options(cmd, *f, o, {"--srq"});
+        o.srq = *srq;
         o.histogram_rows = *histogram ? 20 : 0;
         ops::check_combination(o);
 

@@ -54,6 +54,8 @@ constexpr std::array<Spelling, given_count> spellings{{
     {Given::max_wr, "--max-wr", {}},
     {Given::max_sge, "--max-sge", {}},
     {Given::srq_limit, "--limit", {}},
+    {Given::count, "--count", {}},
+    {Given::xrcd, "--xrcd", {}},
 }};
 
 constexpr bool in_order()

@@ -49,6 +49,8 @@ Table direction_table(const report::BwReport& r, bool client_posts)
                              {"messages_per_s", "MSG/s"}};
     if (sends)
         cols.push_back({"received_bytes_per_s", "RECEIVED AVG"});
+    if (r.srq)
+        cols.push_back({"srq_qps_served", "QPs ONE SRQ SERVED"});
     if (r.threads > 1)
         cols.push_back({"overlap_s", "ALL THREADS s"});
     cols.push_back({"poster_cpu_percent", "POSTER CPU %"});
@@ -72,6 +74,8 @@ Table direction_table(const report::BwReport& r, bool client_posts)
                                Scaled{d.messages_per_s, 1, 0}};
         if (sends)
             row.push_back(other && other->rx ? Value{Scaled{other->rx->bytes_per_s, unit.bytes_per_s}} : Value{});
+        if (r.srq)
+            row.push_back(other && other->srq ? Value{u64{other->srq->served}} : Value{});
         if (r.threads > 1)
             row.push_back(Scaled{d.overlap_seconds, 1, 3});
         row.push_back(percent(poster));
@@ -159,7 +163,9 @@ void render_bw(const report::BwReport& r, Printer& p)
         render_link_threads(r, p, "worker threads");
         p.field("qps", r.threads > 1 ? "QPs per thread" : "QPs", u64{r.qps});
         p.field("tx_depth", "send queue depth per QP", u64{r.tx_depth});
-        p.field("rx_depth", "receive queue depth per QP (send op)", u64{r.rx_depth});
+        p.field("srq", "receives from one SRQ per receiving side (--srq)", r.srq);
+        p.field("rx_depth", r.srq ? "the SRQ's depth, shared by all QPs (send op)" : "receive queue depth per QP (send op)",
+                u64{r.rx_depth});
         p.field("post_list", "WRs per post", u64{r.post_list});
         p.field("cq_mod", "one signalled WR in", u64{r.cq_mod});
         render_link_length(r, p, "measured messages per QP and size");

@@ -140,6 +140,12 @@ void render_ping_pong(const report::PingPongReport& r, Printer& p)
                                                 r.threads > 1 ? fmt::format(", {} pairs at once", r.threads) : ""));
         render_link_header(r, p);
         p.field("one_way", "one-way (half the round trip)", r.one_way);
+        if (r.srq) {
+            ObjectScope srq(p, "srq", fmt::format("receives from one SRQ of depth {} shared by {} QP{} (--srq)",
+                                                  r.srq->depth, r.srq->qps, r.srq->qps == 1 ? "" : "s"));
+            p.field("depth", "depth (receives)", std::uint64_t{r.srq->depth});
+            p.field("qps", "QPs on it", std::uint64_t{r.srq->qps});
+        }
         render_link_threads(r, p, "pairs at once (threads)");
         render_link_length(r, p, "iterations per size");
         p.field("warmup", "warm-up iterations (not measured)", u64{r.warmup});

@@ -135,6 +135,10 @@ void render_qp_fields(const report::QpReport& q, Printer& p)
     p.field("sq_draining", "SQ draining", q.sq_draining);
     p.field("rate_limit_kbps", "rate limit (kb/s)", u64{q.rate_limit_kbps});
     p.field("srq", "SRQ (receives from)", q.srq ? Value{u64{*q.srq}} : Value{nullptr});
+    if (q.xrcd) {
+        p.field("xrcd", "XRC domain (file)", *q.xrcd);
+        p.field("opened", "opened by number in the domain (ibv_open_qp)", q.opened);
+    }
     render_caps(q.caps, "caps", "caps", p);
     {
         ObjectScope av(p, "address_vector", "address vector");
@@ -156,11 +160,24 @@ void render_qp_fields(const report::QpReport& q, Printer& p)
         ObjectScope e(p, "last_error", "last completion error");
         render_completion(*q.last_error, p);
     }
+    render_held_events(q.events, p);
     if (q.diagnosis)
         render_diagnosis(*q.diagnosis, p);
 }
 
 }  // namespace
+
+void render_held_events(const std::vector<report::HeldEventReport>& events, Printer& p)
+{
+    ListScope list(p, "events", events.empty() ? "asynchronous events: none" : "asynchronous events");
+    for (const auto& e : events) {
+        ObjectScope one(p, "", fmt::format("{} {} ({})", e.at, e.event, e.severity));
+        p.field("event", "event", e.event);
+        p.field("severity", "severity", e.severity);
+        p.field("meaning", "meaning", e.meaning);
+        p.field("at", "read at", e.at);
+    }
+}
 
 void render_qp(const report::QpReport& q, Printer& p)
 {
@@ -250,13 +267,32 @@ void render_modify(const ops::ModifyOutcome& o, Printer& p)
 
 void render_post(const ops::PostOutcome& o, Printer& p)
 {
-    ObjectScope scope(p, "post", fmt::format("QP {:#x}: {} of {} bytes", o.qpn, o.operation, o.size));
+    const std::string what = o.count > 1 ? fmt::format("{} x {}", o.count, o.operation) : o.operation;
+    ObjectScope scope(p, "post", fmt::format("QP {:#x}: {} of {} bytes", o.qpn, what, o.size));
     p.field("qpn", "QPN", hex24(o.qpn));
     p.field("op", "operation", o.operation);
     p.field("size_bytes", "size (bytes)", u64{o.size});
+    p.field("count", "work requests", u64{o.count});
+    if (o.srq) {
+        ObjectScope srq(p, "srq", fmt::format("into SRQ {}", o.srq->id));
+        p.field("id", "SRQ", u64{o.srq->id});
+        p.field("posted", "receives posted to it (all told)", o.srq->posted);
+        p.field("consumed", "taken by messages", o.srq->consumed);
+    }
+    if (o.operation == "recv") {
+        if (o.after)
+            p.field("state_after", "QP state", o.after->state);
+        return;
+    }
     p.field("wait_bound_ms", "wait bound (ms)", u64(o.wait.count()));
     p.field("waited_ms", "waited (ms)", o.waited_ms);
     p.field("timed_out", "timed out", o.timed_out);
+    if (o.completed) {
+        p.field("completed", "completions", u64{*o.completed});
+        p.field("succeeded", "of them SUCCESS", u64{o.succeeded.value_or(0)});
+    }
+    if (o.peer_completions)
+        p.field("peer_completions", "peer's receive completions", u64{*o.peer_completions});
     if (o.completion) {
         ObjectScope c(p, "completion", "completion");
         render_completion(*o.completion, p);
@@ -281,6 +317,8 @@ void render_post(const ops::PostOutcome& o, Printer& p)
         if (a.swapped)
             p.field("swapped", "swapped", *a.swapped);
     }
+    if (o.rnr)
+        p.field("rnr", "why (receiver not ready)", *o.rnr);
     if (o.after) {
         p.field("state_after", "QP state after", o.after->state);
         if (o.after->diagnosis)

@@ -12,6 +12,8 @@
 namespace qps::formatters {
 
 void render_qp(const report::QpReport& qp, Printer& p);
+// The asynchronous events the holder read for a QP or an SRQ ("events").
+void render_held_events(const std::vector<report::HeldEventReport>& events, Printer& p);
 void render_create(const ops::CreateOutcome& outcome, Printer& p);
 void render_modify(const ops::ModifyOutcome& outcome, Printer& p);
 void render_post(const ops::PostOutcome& outcome, Printer& p);

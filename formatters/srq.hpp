@@ -8,6 +8,7 @@
 namespace qps::formatters {
 
 void render_srq(const report::SrqReport& srq, Printer& p);
+void render_xrcd(const ops::XrcdOutcome& xrcd, Printer& p);
 void render_srq_destroy(const ops::SrqDestroyOutcome& outcome, Printer& p);
 
 }  // namespace qps::formatters

@@ -59,6 +59,8 @@ constexpr GivenEntry given_table[] = {
     {Given::max_wr, "max_wr", "the SRQ depth"},
     {Given::max_sge, "max_sge", "the SRQ SGE count"},
     {Given::srq_limit, "srq_limit", "the SRQ limit"},
+    {Given::count, "count", "the count of work requests"},
+    {Given::xrcd, "xrcd", "the XRC domain's file"},
 };
 
 // In the enum's order, so a Given is its index.

@@ -55,8 +55,10 @@ enum class Given : unsigned char {
     max_wr,      // an SRQ's depth
     max_sge,     // an SRQ's scatter/gather entries per receive
     srq_limit,   // the receives left below which an SRQ raises SRQ_LIMIT_REACHED
+    count,       // the work requests of one post
+    xrcd,        // the file of an XRC domain
 };
-inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::srq_limit) + 1;
+inline constexpr std::size_t given_count = static_cast<std::size_t>(Given::xrcd) + 1;
 
 // Its words ("the send queue depth") and its stable name ("send_wr");
 // given_from_name: nullopt for a name no Given has.

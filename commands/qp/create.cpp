@@ -21,6 +21,7 @@ struct CreateOptions {
     bool pair = false;
     unsigned idle = 600;
     std::optional<std::uint32_t> srq;
+    std::string xrcd;
     ModifyFlags flags;
 };
 }  // namespace
@@ -43,6 +44,9 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
     cmd->add_option("--srq", o->srq, "Take receives from this held SRQ (qp srq create) instead of a receive queue "
                                      "of its own; --recv-wr and --recv-sge then do not apply")
         ->type_name("ID");
+    cmd->add_option("--xrcd", o->xrcd, "--transport xrc-recv: the XRC domain it lives in, on FILE (opened, or "
+                                       "created, as 'qp xrcd open FILE' does); needs a device with XRC")
+        ->type_name("FILE");
     cmd->add_option("--to", o->to, "Walk the new QP to this state: init, rtr or rts (attributes below; "
                                    "required ones not given take stated defaults)")
         ->transform(one_of({"init", "rtr", "rts"}));
@@ -64,6 +68,8 @@ void register_qp_create(CLI::App& parent, const GlobalOptions& global)
         spec.create.cq_depth = o->cq_depth;
         spec.create.sq_sig_all = !o->no_sq_sig_all;
         spec.create.srq = o->srq;
+        spec.create.xrcd = absolute_path(o->xrcd);
+        verbs::check_xrc_options(spec.create);  // before the holder starts
         spec.attributes = parse_modify_flags(o->flags);
         if (spec.attributes.request.port)
             spec.create.port = *spec.attributes.request.port;

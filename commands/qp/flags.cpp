@@ -62,6 +62,21 @@ void add_attribute_flags(CLI::App* cmd, ModifyFlags& f)
 qp::PostRequest parse_post_flags(const PostFlags& f)
 {
     qp::PostRequest r;
+    r.count = f.count.value_or(1);
+    if (f.recv) {
+        // Receives of the QP's whole buffer: a send's operands have no place.
+        const std::pair<bool, const char*> operands[] = {
+            {f.op != "send", "--op"}, {f.size.has_value(), "-s"},        {f.raddr.has_value(), "--raddr"},
+            {f.rkey.has_value(), "--rkey"}, {f.add.has_value(), "--add"}, {f.compare.has_value(), "--compare"},
+            {f.swap.has_value(), "--swap"}};
+        for (const auto& [present, flag] : operands)
+            if (present)
+                throw UsageError(fmt::format("--recv posts receives of the QP's whole buffer: {} belongs to a send, "
+                                             "write, read or atomic (leave it out, or leave out --recv)",
+                                             flag));
+        r.recv = true;
+        return r;
+    }
     r.op = qp::parse_post_op(f.op);
     const std::string_view name = qp::post_op_name(r.op);
     constexpr std::uint64_t any = ~std::uint64_t{0};

@@ -36,12 +36,15 @@ struct PostFlags {
     std::string op = "send";
     std::optional<std::uint32_t> size;
     std::optional<std::string> raddr, rkey, add, compare, swap;
+    std::optional<std::uint32_t> count;
+    bool recv = false;
 };
 
 // Converts and checks PostFlags: --add only with fadd (default 1),
 // --compare and --swap only with cas and both required there, -s 8 (or no
 // -s) for an atomic, --raddr and --rkey together, an atomic's --raddr
-// 8-byte aligned. Throws one UsageError naming the option, the value and
+// 8-byte aligned, --recv with none of a send's operands (--op, -s,
+// --raddr, ...). Throws one UsageError naming the option, the value and
 // what is valid.
 qp::PostRequest parse_post_flags(const PostFlags& flags);
 

@@ -18,6 +18,7 @@ void register_qp(CLI::App& app, const GlobalOptions& global)
     register_qp_post(*qp, global);
     register_qp_destroy(*qp, global);
     register_qp_srq(*qp, global);
+    register_qp_xrcd(*qp, global);
     register_qp_holder(app);
 }
 

@@ -15,6 +15,7 @@ namespace {
 
 struct SrqCreateOptions {
     std::string device;
+    std::string xrcd;
     std::uint32_t max_wr = 16, max_sge = 1, limit = 0;
     unsigned idle = 600;
 };
@@ -40,11 +41,15 @@ void register_srq_create(CLI::App& srq, const GlobalOptions& global)
     cmd->add_option("--limit", o->limit,
                     "Arm SRQ_LIMIT_REACHED: the device raises it once fewer receives than this are left (0: not armed)")
         ->check(CLI::Range(0u, 1u << 30));
+    cmd->add_option("--xrcd", o->xrcd, "An XRC SRQ of the XRC domain on FILE (qp xrcd open), with a CQ of its own; "
+                                       "needs a device with XRC")
+        ->type_name("FILE");
     cmd->add_option("--idle-timeout", o->idle, "Seconds a new holder waits without requests before it exits "
                                                "and releases everything")
         ->check(CLI::Range(1u, 7u * 24 * 3600));
     cmd->callback([o, &global] {
         ops::SrqCreateSpec spec;
+        spec.xrcd = absolute_path(o->xrcd);
         spec.device = o->device;
         spec.max_wr = o->max_wr;
         spec.max_sge = o->max_sge;

@@ -14,6 +14,13 @@ std::string no_atomics_text(std::string_view device)
                        device, atomic_cap(IBV_ATOMIC_NONE).name.value_or("NONE"));
 }
 
+std::string no_xrc_text(std::string_view device)
+{
+    static_assert(IBV_DEVICE_XRC == 1 << 20, "XRC is bit 20 of device_cap_flags");
+    return fmt::format("{} has no XRC: device_cap_flags lacks XRC (bit 20); XRC needs a device that has it ({})",
+                       device, xrc_drivers);
+}
+
 std::string_view connects_only_through(int transport)
 {
     for (const ConnectPath& c : cm_only_transport_table)

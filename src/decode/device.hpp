@@ -156,6 +156,14 @@ Decoded atomic_cap(int raw);
 // device whose 'qpscope ports' shows atomics" (the name as 'qpscope ports'
 // decodes it); the caller puts the operation asked for in front.
 std::string no_atomics_text(std::string_view device);
+
+// XRC (IBV_DEVICE_XRC, bit 20 of device_cap_flags): the drivers that have
+// it, as the refusal names them. Neither rxe nor siw has it.
+inline constexpr std::string_view xrc_drivers = "mlx4, mlx5, hns";
+inline constexpr bool has_xrc(std::uint64_t device_cap_flags) { return (device_cap_flags & IBV_DEVICE_XRC) != 0; }
+// "rxe0 has no XRC: device_cap_flags lacks XRC (bit 20); XRC needs a
+// device that has it (mlx4, mlx5, hns)".
+std::string no_xrc_text(std::string_view device);
 Flags device_cap_flags(std::uint64_t raw);
 
 }  // namespace qps::decode

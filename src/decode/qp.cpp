@@ -153,6 +153,25 @@ std::vector<std::string> created_qp_type_words()
         out.push_back(qp_type_word(t));
     return out;
 }
+
+std::string link_qp_type_word(int type) { return type == IBV_QPT_XRC_SEND ? "xrc" : qp_type_word(type); }
+
+std::optional<ibv_qp_type> link_qp_type(std::string_view word)
+{
+    const std::string folded = lower(word);
+    for (const ibv_qp_type t : link_qp_types)
+        if (link_qp_type_word(t) == folded)
+            return t;
+    return std::nullopt;
+}
+
+std::vector<std::string> link_qp_type_words()
+{
+    std::vector<std::string> out;
+    for (const ibv_qp_type t : link_qp_types)
+        out.push_back(link_qp_type_word(t));
+    return out;
+}
 Decoded kernel_qp_type(int raw)
 {
     return lookup<int>(special_qp_type_table, raw) ? decode_enum<int>(special_qp_type_table, raw) : qp_type(raw);

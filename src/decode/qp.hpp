@@ -77,17 +77,27 @@ inline constexpr std::array<EnumEntry<int>, 3> mig_state_table{{
 }};
 static_assert(mig_state_table.size() == IBV_MIG_ARMED + 1, "every ibv_mig_state");
 
-// The QP types qpscope creates (`qp create --transport`, ping-pong and bw's
-// `-c`, the holder's request), in the order the help lists them. Their
-// words come from qp_type_table: the one table of QP type names.
-inline constexpr std::array<ibv_qp_type, 3> created_qp_types{IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD};
+// The QP types qpscope creates (`qp create --transport`, the holder's
+// request), in the order the help lists them. Their words come from
+// qp_type_table: the one table of QP type names.
+inline constexpr std::array<ibv_qp_type, 5> created_qp_types{IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_XRC_SEND,
+                                                             IBV_QPT_XRC_RECV};
+// The transports of a two-sided test (ping-pong, bw, path, the mesh:
+// `--transport`). XRC is one word there ("xrc", perftest's -c XRC): the
+// sender's XRC_SEND QPs into the receiver's XRC_RECV QPs and XRC SRQ.
+inline constexpr std::array<ibv_qp_type, 4> link_qp_types{IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_XRC_SEND};
 // A QP type's command-line word: its name in lower case, '_' as '-' ("rc",
 // "xrc-send"); "" for a value without a name.
 std::string qp_type_word(int type);
 // The created type whose word is `word` (any case); nullopt for another.
 std::optional<ibv_qp_type> created_qp_type(std::string_view word);
-// The created types' words: "rc", "uc", "ud".
+// The created types' words: "rc", "uc", "ud", "xrc-send", "xrc-recv".
 std::vector<std::string> created_qp_type_words();
+// A test's transport words: qp_type_word's, but "xrc" for XRC_SEND.
+std::string link_qp_type_word(int type);
+std::optional<ibv_qp_type> link_qp_type(std::string_view word);
+std::vector<std::string> link_qp_type_words();  // "rc", "uc", "ud", "xrc"
+constexpr bool is_xrc(int type) { return type == IBV_QPT_XRC_SEND || type == IBV_QPT_XRC_RECV; }
 
 Decoded qp_state(int raw);
 Decoded qp_type(int raw);

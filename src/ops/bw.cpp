@@ -34,6 +34,7 @@ Json params_json(const BwOptions& o)
     p["cq_mod"] = effective_cq_mod(o);
     p["qps"] = o.qps;
     p["bidir"] = o.bidir;
+    p["srq"] = o.srq;
     p["window_ms"] = o.window_ms;
     return p;
 }
@@ -51,6 +52,7 @@ BwOptions adopted(const BwOptions& mine, const Json& p)
         o.qps = p.at("qps").get<std::uint32_t>();
         o.bidir = p.at("bidir").get<bool>();
         o.window_ms = p.at("window_ms").get<double>();
+        o.srq = p.value("srq", false);  // a client of before --srq sends none
     } catch (const nlohmann::json::exception& e) {
         throw OperationError(fmt::format("the client's test parameters are malformed: {}", e.what()));
     }
@@ -113,13 +115,22 @@ std::pair<std::string, bool> verify(const std::vector<std::unique_ptr<verbs::Lin
         return {"not checked: no data arrives on this side", false};
     if (size == 0)
         return {"not checked: 0-byte messages", false};
+    // --srq: every receive lands in the first QP's receive half.
+    const bool shared = op == perf::Op::send && qps.front()->shared_receive();
     for (const auto& res : qps) {
         const std::uint8_t* where = op == perf::Op::read ? res->send_buf() : res->recv_buf();
         if (op == perf::Op::send && res->type() == IBV_QPT_UD)
             where += verbs::ud_grh_bytes;
         if (auto bad = perf::check_pattern(where, size))
-            return {fmt::format("MISMATCH on QP {:#x}: {}", res->qp()->qp_num, *bad), true};
+            return {fmt::format("MISMATCH on QP {:#x}{}: {}", res->qp()->qp_num,
+                                shared ? " (the receive buffer of the SRQ)" : "", *bad),
+                    true};
+        if (shared)
+            break;
     }
+    if (shared)
+        return {fmt::format("ok: {} bytes through one SRQ serving {} QP{}", size, qps.size(), qps.size() == 1 ? "" : "s"),
+                false};
     return {fmt::format("ok: {} bytes on {} QP{}", size, qps.size(), qps.size() == 1 ? "" : "s"), false};
 }
 
@@ -158,6 +169,8 @@ BwQps connect_bw_qps(const BwOptions& o, const perf::LinkSide& decided, const Ro
     verbs::LinkSetup setup = perf::link_setup(o, decided, largest);
     setup.send_depth = o.tx_depth;
     setup.recv_depth = roles.receives ? o.rx_depth : 1;
+    if (o.srq && roles.receives)  // one SRQ for all of the side's QPs
+        setup.shared_receive = std::make_shared<verbs::SharedReceive>();
     BwQps side;
     side.qps = perf::connected_qps(o, setup, o.threads * o.qps, largest, ex, cm);
     side.plans.resize(o.threads);
@@ -167,8 +180,11 @@ BwQps connect_bw_qps(const BwOptions& o, const perf::LinkSide& decided, const Ro
             side.plans[t].lanes.push_back(side.qps[t * o.qps + q].get());
     }
     if (roles.receives)
-        for (auto& res : side.qps)
+        for (auto& res : side.qps) {
             perf::post_initial_receives(*res, o.rx_depth);
+            if (res->shared_receive())
+                break;  // the SRQ is filled once
+        }
     return side;
 }
 
@@ -189,6 +205,7 @@ report::BwReport bw_report_header(const BwOptions& o, const perf::LinkSide& side
     report::BwReport rep;
     perf::fill_header(rep, o, side, ex, first, clock);
     rep.bidir = o.bidir;
+    rep.srq = o.srq;
     rep.qps = o.qps;
     set_queue_params(rep, o);
     rep.window_ms = o.window_ms;
@@ -296,6 +313,8 @@ report::BwSizeResult size_result(std::uint32_t size, perf::CrewResult& crew, con
         return sr;
     }
     std::tie(sr.local.verified, sr.local.verify_failed) = verify(side.qps, o.op, roles, size);
+    if (const verbs::SharedReceive* shared = side.qps.front()->shared_receive())
+        sr.local.srq = report::SrqUse{shared->depth, shared->qps, r.qps_received};
     if (perf::is_atomic(o.op) && roles.target) {
         std::uint64_t sum = 0;
         for (const auto& res : side.qps) {
@@ -342,6 +361,7 @@ void check_bw_options(const BwOptions& o)
     if (o.cq_mod > o.tx_depth)
         throw UsageError(fmt::format("{} {} must be 1..{} ({}): one signalled WR must always be in the queue",
                                      given(Given::cq_mod), o.cq_mod, given(Given::send_wr), o.tx_depth));
+    perf::check_srq(o.srq, o.op, o.transport);
     if (o.qps < 1 || o.qps > max_qps)
         throw UsageError(fmt::format("{} {} is out of range: valid are 1..{}", given(Given::qps), o.qps, max_qps));
     perf::check_threads(o);

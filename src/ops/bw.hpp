@@ -26,6 +26,9 @@ struct BwOptions : perf::LinkOptions {
     std::uint32_t cq_mod = 0;  // 0: min(64, tx_depth)
     std::uint32_t qps = 1;  // per thread (threads: src/perf/bw/worker.hpp)
     bool bidir = false;
+    // --srq (perftest's --use_srq), --op send: a receiving side's QPs take
+    // their receives from one shared receive queue of rx_depth.
+    bool srq = false;
     double window_ms = 10;
     std::string unit = "Gb/s";
 };

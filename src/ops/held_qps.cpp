@@ -1,69 +1,33 @@
 #include "src/ops/held_qps.hpp"
+#include "src/ops/held_objects.hpp"
 
 #include <arpa/inet.h>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <optional>
 #include <thread>
 #include <unistd.h>
 #include <vector>
 
+#include "src/decode/async_event.hpp"
+#include "src/decode/device.hpp"
 #include "src/decode/gid.hpp"
+#include "src/decode/qp.hpp"
 #include "src/error.hpp"
 #include "src/qp/attributes.hpp"
+#include "src/qp/rnr.hpp"
 #include "src/qp/validate.hpp"
+#include "src/report/ports_watch.hpp"
+#include "src/verbs/async_events.hpp"
 #include "src/verbs/create_qp.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/handles.hpp"
 #include "src/verbs/objects.hpp"
 
 namespace qps::ops {
-
-// One opened device. Members are declared parent-first: the PD is released
-// before the context that owns it.
-struct HeldDevice {
-    std::string name;
-    verbs::Context ctx;
-    verbs::ProtectionDomain pd;
-    int atomic_cap = IBV_ATOMIC_NONE;  // ibv_device_attr::atomic_cap: may its buffers be atomic targets
-};
-
-struct Completion {
-    ibv_wc_status status;
-    std::uint32_t vendor_err;
-    ibv_wc_opcode opcode;
-    std::uint32_t byte_len;
-    std::uint32_t qp_num;
-};
-
-// One shared receive queue, on a device's PD; `id` is the holder's own
-// number for it (a basic SRQ has no number of the device's).
-struct HeldSrq {
-    HeldDevice* device = nullptr;
-    std::uint32_t id = 0;
-    verbs::SharedReceiveQueue srq;
-    ibv_srq_attr granted{};
-    std::uint64_t posted = 0;  // receives posted to it
-};
-
-// One held QP with its own CQ and a registered buffer for `qp post`.
-// Declaration order is destruction order reversed: QP, then MR, then the
-// buffer, then the CQ.
-struct HeldQp {
-    HeldDevice* device = nullptr;
-    std::uint8_t port = 1;
-    verbs::CompletionQueue cq;
-    verbs::PageBuffer buffer;
-    std::size_t buffer_size = 0;
-    verbs::MemoryRegion mr;
-    verbs::QueuePair qp;
-    HeldSrq* srq = nullptr;  // its receives come from this SRQ
-    ibv_qp_cap granted{};  // what the device granted (verbs::create_qp writes it)
-    std::optional<Completion> last_error;
-    std::uint64_t posted = 0;
-};
 
 namespace {
 
@@ -89,27 +53,32 @@ std::uint32_t qpn_of(const Json& req)
     return req["qpn"].get<std::uint32_t>();
 }
 
-// The receive a send needs on the peer QP, when this holder has the peer
-// too: into its SRQ when it has one.
-void post_peer_receive(HeldQp& peer)
+// `n` receives of the whole buffer on `q`: into its SRQ when it has one,
+// else its own receive queue, in one chain.
+void post_receives_on(HeldQp& q, std::uint32_t n)
 {
-    ibv_sge rsge{reinterpret_cast<std::uintptr_t>(peer.buffer.get()), static_cast<std::uint32_t>(peer.buffer_size),
-                 peer.mr->lkey};
-    ibv_recv_wr rwr{};
-    rwr.wr_id = ++peer.posted;
-    rwr.sg_list = &rsge;
-    rwr.num_sge = 1;
-    ibv_recv_wr* bad = nullptr;
-    if (peer.srq) {
-        ++peer.srq->posted;
-        if (int rc = ibv_post_srq_recv(peer.srq->srq.get(), &rwr, &bad); rc != 0)
-            throw SystemError(fmt::format("ibv_post_srq_recv on SRQ {} of the peer QP {:#x}", peer.srq->id,
-                                          peer.qp->qp_num),
-                              rc);
-        return;
+    std::vector<ibv_sge> sges(n, ibv_sge{reinterpret_cast<std::uintptr_t>(q.buffer.get()),
+                                         static_cast<std::uint32_t>(q.buffer_size), q.mr->lkey});
+    std::vector<ibv_recv_wr> wrs(n);
+    for (std::uint32_t i = 0; i < n; ++i) {
+        wrs[i].wr_id = q.posted + i + 1;
+        wrs[i].sg_list = &sges[i];
+        wrs[i].num_sge = 1;
+        wrs[i].next = i + 1 < n ? &wrs[i + 1] : nullptr;
     }
-    if (int rc = ibv_post_recv(peer.qp.get(), &rwr, &bad); rc != 0)
-        throw SystemError(fmt::format("ibv_post_recv on the peer QP {:#x}", peer.qp->qp_num), rc);
+    ibv_recv_wr* bad = nullptr;
+    if (q.srq) {
+        if (int rc = ibv_post_srq_recv(q.srq->srq.get(), wrs.data(), &bad); rc != 0)
+            throw SystemError(fmt::format("ibv_post_srq_recv on SRQ {} ({} receives; it holds {})", q.srq->id, n,
+                                          q.srq->granted.max_wr),
+                              rc, "no more receives than the SRQ's max_wr may wait in it");
+        q.srq->posted += n;
+    } else if (int rc = ibv_post_recv(q.qp.get(), wrs.data(), &bad); rc != 0) {
+        throw SystemError(fmt::format("ibv_post_recv on QP {:#x} ({} receives; it holds {})", q.qp->qp_num, n,
+                                      q.granted.max_recv_wr),
+                          rc, "the QP must be past RESET, and no more receives than its max_recv_wr may wait");
+    }
+    q.posted += n;
 }
 
 // Where a write, read or atomic aims: the buffer given in the request, else
@@ -129,16 +98,18 @@ void aim_remote(std::uint64_t& remote_addr, std::uint32_t& rkey, std::string_vie
     }
 }
 
-// The WR for `op`: a send first posts the peer's receive (when the peer is
-// held here), a write, read or atomic aims at the remote buffer
+// The WR for `op`: a send first posts the peer's receives (when the peer is
+// held here and has its own receive queue: an SRQ is the user's to fill,
+// with `qp post --recv`), a write, read or atomic aims at the remote buffer
 // (aim_remote); an atomic carries its operands.
-void prepare_operation(ibv_send_wr& wr, qp::PostOp op, const Json& req, HeldQp* peer, std::uint32_t dest_qpn)
+void prepare_operation(ibv_send_wr& wr, qp::PostOp op, const Json& req, HeldQp* peer, std::uint32_t dest_qpn,
+                       std::uint32_t count)
 {
     wr.opcode = qp::post_wr_opcode(op);
     const std::string_view name = qp::post_op_name(op);
     if (op == qp::PostOp::send) {
-        if (peer)
-            post_peer_receive(*peer);
+        if (peer && !peer->srq)
+            post_receives_on(*peer, count);
     } else if (qp::is_atomic(op)) {
         aim_remote(wr.wr.atomic.remote_addr, wr.wr.atomic.rkey, name, req, peer, dest_qpn);
         wr.wr.atomic.compare_add = req.value("compare_add", std::uint64_t{0});
@@ -174,36 +145,102 @@ void check_atomic(qp::PostOp op, const HeldQp& q, const ibv_qp_attr& attr, const
         throw UsageError(*problem);
 }
 
-// One completion on `cq`, polled every 200 µs until `timeout`: what
-// ibv_poll_cq returned last (0: none in time), and the time waited.
-int wait_completion(ibv_cq* cq, ibv_wc& wc, std::chrono::milliseconds timeout, double& waited_ms)
+// After sends to a peer held here: its receive completions (up to `count`,
+// within 1 s), the first (or first failed) into the reply; each success
+// counts as a receive taken from its SRQ.
+void reap_peer_receives(HeldQp& peer, std::uint32_t count, Json& result)
 {
+    std::uint32_t reaped = 0;
+    std::optional<Completion> shown;
     const auto start = std::chrono::steady_clock::now();
-    int n = 0;
-    while ((n = ibv_poll_cq(cq, 1, &wc)) == 0) {
-        if (std::chrono::steady_clock::now() - start > timeout)
-            break;
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
+    while (reaped < count && std::chrono::steady_clock::now() - start < std::chrono::milliseconds(1000)) {
+        ibv_wc rwc{};
+        const int n = ibv_poll_cq(peer.cq.get(), 1, &rwc);
+        if (n <= 0) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            continue;
+        }
+        ++reaped;
+        const Completion pc = completion_of(rwc);
+        if (pc.status != IBV_WC_SUCCESS) {
+            peer.last_error = pc;
+            if (!shown || shown->status == IBV_WC_SUCCESS)
+                shown = pc;
+            continue;
+        }
+        if (peer.srq)
+            ++peer.srq->consumed;
+        if (!shown)
+            shown = pc;
     }
-    waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return n;
+    if (shown)
+        result["peer_completion"] = completion_json(*shown);
+    if (count > 1)
+        result["peer_completions"] = reaped;
 }
 
-// After a send to a peer held here: its receive completion (up to 1 s),
-// into the reply.
-void reap_peer_receive(HeldQp& peer, Json& result)
+// `count` completions on `cq` (polled every 200 µs until `timeout`): the
+// first failed one, else the last; how many came and how many succeeded.
+struct Completions {
+    std::optional<Completion> shown;
+    std::uint32_t came = 0, ok = 0;
+    double waited_ms = 0;
+    bool failed_poll = false;
+};
+
+Completions wait_completions(ibv_cq* cq, std::uint32_t count, std::chrono::milliseconds timeout)
 {
-    ibv_wc rwc{};
-    const auto rstart = std::chrono::steady_clock::now();
-    while (ibv_poll_cq(peer.cq.get(), 1, &rwc) == 0 &&
-           std::chrono::steady_clock::now() - rstart < std::chrono::milliseconds(1000))
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-    if (rwc.wr_id != 0) {
-        const Completion pc = completion_of(rwc);
-        if (pc.status != IBV_WC_SUCCESS)
-            peer.last_error = pc;
-        result["peer_completion"] = completion_json(pc);
+    Completions c;
+    const auto start = std::chrono::steady_clock::now();
+    while (c.came < count) {
+        ibv_wc wc{};
+        const int n = ibv_poll_cq(cq, 1, &wc);
+        if (n < 0) {
+            c.failed_poll = true;
+            break;
+        }
+        if (n == 0) {
+            if (std::chrono::steady_clock::now() - start > timeout)
+                break;
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            continue;
+        }
+        ++c.came;
+        const Completion got = completion_of(wc);
+        if (got.status == IBV_WC_SUCCESS)
+            ++c.ok;
+        if (!c.shown || (c.shown->status == IBV_WC_SUCCESS))
+            c.shown = got;  // the first failure stays
     }
+    c.waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return c;
+}
+
+// Why the sends to `peer` ended in RNR_RETRY_EXC_ERR (qp::rnr_cause), from
+// both QPs' attributes and what its SRQ (or receive queue) had.
+std::string rnr_account(const HeldQp& q, const HeldQp& peer, std::uint32_t sends, std::uint32_t ok,
+                        std::uint64_t srq_posted, std::uint64_t srq_consumed)
+{
+    ibv_qp_attr mine{}, theirs{};
+    ibv_qp_init_attr init{};
+    qp::RnrFacts f;
+    f.sender_qpn = q.qp->qp_num;
+    f.receiver_qpn = peer.qp->qp_num;
+    if (ibv_query_qp(q.qp.get(), &mine, IBV_QP_RNR_RETRY, &init) == 0)
+        f.rnr_retry = mine.rnr_retry;
+    if (ibv_query_qp(peer.qp.get(), &theirs, IBV_QP_MIN_RNR_TIMER, &init) == 0)
+        f.min_rnr_timer = theirs.min_rnr_timer;
+    f.sends = sends;
+    f.sends_ok = ok;
+    if (peer.srq) {
+        f.srq = qp::RnrFacts::Srq{peer.srq->id, peer.srq->granted.max_wr};
+        f.receives_posted = srq_posted;
+        f.receives_taken = srq_consumed;
+    } else {
+        f.receives_posted = sends;  // one each, posted with them
+        f.receives_taken = ok;
+    }
+    return qp::rnr_cause(f);
 }
 
 }  // namespace
@@ -215,15 +252,52 @@ void HeldQps::release()
 {
     qps_.clear();      // QPs, MRs, CQs first
     srqs_.clear();     // then the SRQs they used
+    xrcds_.clear();    // then the XRC domains
     devices_.clear();  // then PDs and contexts
 }
 
 void HeldQps::close_if_empty()
 {
-    if (qps_.empty() && srqs_.empty()) {
+    if (empty()) {
         devices_.clear();
         none_left_ = true;
     }
+}
+
+HeldXrcd& HeldQps::open_xrcd(HeldDevice& dev, const std::string& path)
+{
+    if (!dev.xrc)
+        throw OperationError(decode::no_xrc_text(dev.name));
+    const std::string key = dev.name + '\n' + path;
+    if (auto it = xrcds_.find(key); it != xrcds_.end())
+        return *it->second;
+    auto x = std::make_unique<HeldXrcd>();
+    x->device = &dev;
+    x->path = path;
+    x->file = util::Fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600));
+    if (x->file.get() < 0)
+        throw SystemError(fmt::format("open({})", path), errno, "the XRC domain's file: a path this user may create "
+                                                                "or open read-write");
+    x->xrcd = verbs::open_xrcd(dev.ctx.get(), x->file.get());
+    if (!x->xrcd)
+        throw SystemError(fmt::format("ibv_open_xrcd({}, {})", dev.name, path), errno);
+    auto& ref = *x;
+    xrcds_[key] = std::move(x);
+    return ref;
+}
+
+Json HeldQps::xrcd_open(const Json& req)
+{
+    HeldDevice& dev = open_device(req.value("device", std::string()));
+    HeldXrcd& x = open_xrcd(dev, req.value("path", std::string()));
+    Json qps = Json::array(), srqs = Json::array();
+    for (const auto& [qpn, q] : qps_)
+        if (q->xrcd == &x)
+            qps.push_back(qpn);
+    for (const auto& [id, sq] : srqs_)
+        if (sq->xrcd == &x)
+            srqs.push_back(id);
+    return Json{{"device", dev.name}, {"path", x.path}, {"qps", qps}, {"srqs", srqs}};
 }
 
 HeldDevice& HeldQps::open_device(const std::string& name)
@@ -239,13 +313,55 @@ HeldDevice& HeldQps::open_device(const std::string& name)
     dev->name = opened.name;
     dev->ctx = std::move(opened.ctx);
     dev->pd = verbs::alloc_pd(dev->ctx.get(), dev->name);
+    verbs::make_events_nonblocking(dev->ctx.get());  // take_events reads what waits, never blocks
     ibv_device_attr da{};
     if (int rc = ibv_query_device(dev->ctx.get(), &da); rc != 0)
         throw SystemError(fmt::format("ibv_query_device({})", dev->name), rc);
     dev->atomic_cap = da.atomic_cap;
+    dev->xrc = decode::has_xrc(da.device_cap_flags);
     auto& ref = *dev;
     devices_[dev->name] = std::move(dev);
     return ref;
+}
+
+std::vector<int> HeldQps::event_fds() const
+{
+    std::vector<int> fds;
+    for (const auto& [name, dev] : devices_)
+        fds.push_back(dev->ctx->async_fd);
+    return fds;
+}
+
+void HeldQps::take_events()
+{
+    const auto now = std::chrono::system_clock::now();
+    for (const auto& [name, dev] : devices_) {
+        const verbs::AsyncRead got = verbs::read_async_events(dev->ctx.get());
+        for (const verbs::AsyncEvent& e : got.events) {
+            const HeldEvent held{e.type, now};
+            if (e.srq)
+                for (auto& [id, s] : srqs_)
+                    if (s->srq.get() == e.srq)
+                        s->events.push_back(held);
+            if (e.qp)
+                for (auto& [qpn, q] : qps_)
+                    if (q->qp.get() == e.qp)
+                        q->events.push_back(held);
+        }
+    }
+}
+
+Json events_json(const std::vector<HeldEvent>& events)
+{
+    Json out = Json::array();
+    for (const HeldEvent& e : events) {
+        const auto* entry = decode::find_entry(decode::async_event_table, e.type);
+        out.push_back(Json{{"event", entry ? std::string(entry->name) : fmt::format("event {}", e.type)},
+                           {"severity", entry ? std::string(decode::severity_name(entry->severity)) : "warning"},
+                           {"meaning", entry ? std::string(entry->meaning) : "an event this qpscope does not know"},
+                           {"at", report::rfc3339_utc(e.at)}});
+    }
+    return out;
 }
 
 HeldQp& HeldQps::find(const Json& req)
@@ -284,6 +400,10 @@ Json HeldQps::describe(const HeldQp& q) const
            {"posted", q.posted}};
     if (q.srq)
         j["srq"] = q.srq->id;
+    if (q.xrcd)
+        j["xrcd"] = q.xrcd->path;
+    if (!q.events.empty())
+        j["events"] = events_json(q.events);
     if (q.last_error)
         j["last_error"] = completion_json(*q.last_error);
     // What the attributes point at, so the client can show it.
@@ -316,7 +436,10 @@ Json HeldQps::create(const Json& req)
                                          given(Given::srq), *c.srq, srq->device->name, c.device));
     }
     HeldDevice& dev = srq ? *srq->device : open_device(c.device);
+    if (decode::is_xrc(c.type) && !dev.xrc)  // before anything is made
+        throw OperationError(decode::no_xrc_text(dev.name));
     verbs::check_create_against_device(dev.ctx.get(), dev.name, c);
+    HeldXrcd* xrcd = c.type == IBV_QPT_XRC_RECV ? &open_xrcd(dev, c.xrcd) : nullptr;
 
     auto q = std::make_unique<HeldQp>();
     q->device = &dev;
@@ -333,8 +456,13 @@ Json HeldQps::create(const Json& req)
     q->mr = verbs::reg_mr(dev.pd.get(), q->buffer.get(), c.buffer_size, access);
     verbs::QpSpec spec = verbs::qp_spec(c, q->cq.get());
     spec.srq = srq ? srq->srq.get() : nullptr;
+    spec.xrcd = xrcd ? xrcd->xrcd.get() : nullptr;
     q->srq = srq;
+    q->xrcd = xrcd;
     q->qp = verbs::create_qp(dev.pd.get(), spec, &q->granted);
+    if (!q->qp && decode::is_xrc(c.type))  // the cap search below knows the PD's QPs
+        throw SystemError(fmt::format("ibv_create_qp_ex({}, {})", dev.name, decode::qp_type_word(c.type)), errno,
+                          "'qpscope qp create' with smaller depths");
     if (!q->qp)
         explain_create_failure(dev.pd.get(), q->cq.get(), dev.name, c, errno);  // throws
     const std::uint32_t qpn = q->qp->qp_num;
@@ -349,7 +477,8 @@ Json HeldQps::destroy(const Json& req)
         for (auto& [qpn, q] : qps_)
             destroyed.push_back(qpn);
         qps_.clear();
-        srqs_.clear();  // "all": the SRQs too
+        srqs_.clear();   // "all": the SRQs too
+        xrcds_.clear();  // and the XRC domains
     } else {
         HeldQp& q = find(req);
         const std::uint32_t qpn = q.qp->qp_num;
@@ -372,7 +501,33 @@ Json HeldQps::list(const Json&)
     return Json{{"qps", list}, {"pid", ::getpid()}};
 }
 
-Json HeldQps::query(const Json& req) { return describe(find(req)); }
+Json HeldQps::query(const Json& req) { return req.contains("xrcd") ? query_xrc(req) : describe(find(req)); }
+
+Json HeldQps::query_xrc(const Json& req)
+{
+    HeldDevice& dev = open_device(req.value("device", std::string()));
+    HeldXrcd& x = open_xrcd(dev, req.value("xrcd", std::string()));
+    const std::uint32_t qpn = qpn_of(req);
+    const verbs::QueuePair qp = verbs::open_xrc_qp(dev.ctx.get(), x.xrcd.get(), qpn);
+    if (!qp)
+        throw SystemError(fmt::format("ibv_open_qp({}, QP {:#x} in the XRC domain of {})", dev.name, qpn, x.path),
+                          errno, "the QP must be an xrc-recv QP of that domain (the file its creator opened)");
+    ibv_qp_attr attr{};
+    ibv_qp_init_attr init{};
+    if (int rc = ibv_query_qp(qp.get(), &attr, all_attributes, &init); rc != 0)
+        throw SystemError(fmt::format("ibv_query_qp({:#x})", qpn), rc);
+    // Opened, not held: no buffer, no caps of ours.
+    return Json{{"qpn", qpn},
+                {"device", dev.name},
+                {"port", attr.port_num ? attr.port_num : 1},
+                {"attr", qp::qp_attr_to_json(attr, init)},
+                {"granted", Json{{"max_send_wr", 0}, {"max_recv_wr", 0}, {"max_send_sge", 0}, {"max_recv_sge", 0},
+                                 {"max_inline_data", 0}}},
+                {"buffer", Json{{"addr", 0}, {"size", 0}, {"lkey", 0}, {"rkey", 0}}},
+                {"posted", 0},
+                {"xrcd", x.path},
+                {"opened", true}};
+}
 
 Json HeldQps::modify(const Json& req)
 {
@@ -414,12 +569,31 @@ HeldQp* HeldQps::peer_held_here(const HeldQp& q, std::uint32_t dest_qpn)
     return nullptr;
 }
 
+Json HeldQps::post_receives(HeldQp& q, const Json& req)
+{
+    const std::uint32_t count = req.value("count", 1u);
+    const std::uint64_t room = q.srq ? q.srq->granted.max_wr : q.granted.max_recv_wr;
+    if (count < 1 || count > room)
+        throw UsageError(fmt::format("{} {} receives: {} holds at most {}", given(Given::count), count,
+                                     q.srq ? fmt::format("SRQ {}", q.srq->id)
+                                           : fmt::format("QP {:#x}'s receive queue", q.qp->qp_num),
+                                     room));
+    post_receives_on(q, count);
+    Json result{{"qpn", q.qp->qp_num}, {"operation", "recv"}, {"count", count}, {"size", q.buffer_size}};
+    if (q.srq)
+        result["srq"] = Json{{"id", q.srq->id}, {"posted", q.srq->posted}, {"consumed", q.srq->consumed}};
+    return result;
+}
+
 Json HeldQps::post(const Json& req)
 {
     HeldQp& q = find(req);
+    if (req.value("recv", false))
+        return post_receives(q, req);
     const qp::PostOp op = qp::parse_post_op(req.value("operation", "send"));
     const std::string_view name = qp::post_op_name(op);
     const std::uint32_t size = req.value("size", qp::default_post_size);
+    const std::uint32_t count = req.value("count", 1u);
     const auto timeout = std::chrono::milliseconds(req.value("timeout_ms", 5000u));
     if (size > q.buffer_size)
         throw UsageError(
@@ -427,6 +601,9 @@ Json HeldQps::post(const Json& req)
     if (qp::is_atomic(op) && (size != qp::atomic_operand_bytes || q.buffer_size < qp::atomic_operand_bytes))
         throw UsageError(fmt::format("{} {}: {} {} works on one {}-byte operand", given(Given::size), size,
                                      given(Given::op), name, qp::atomic_operand_bytes));
+    if (count < 1 || count > q.granted.max_send_wr)
+        throw UsageError(fmt::format("{} {}: QP {:#x}'s send queue holds {} (qp create --send-wr)", given(Given::count),
+                                     count, q.qp->qp_num, q.granted.max_send_wr));
 
     ibv_qp_attr attr{};
     ibv_qp_init_attr init{};
@@ -443,7 +620,6 @@ Json HeldQps::post(const Json& req)
     std::uint8_t* local = q.buffer.get() + (qp::is_atomic(op) ? q.buffer_size - qp::atomic_operand_bytes : 0);
     ibv_sge sge{reinterpret_cast<std::uintptr_t>(local), size, q.mr->lkey};
     ibv_send_wr wr{};
-    wr.wr_id = ++q.posted;
     wr.sg_list = &sge;
     wr.num_sge = 1;
     wr.send_flags = IBV_SEND_SIGNALED;
@@ -455,27 +631,43 @@ Json HeldQps::post(const Json& req)
         // fetched one.
         std::memset(local, 0, qp::atomic_operand_bytes);
     }
-    prepare_operation(wr, op, req, peer, attr.dest_qp_num);
+    // What the peer's SRQ had before these sends, for an RNR's account.
+    const std::uint64_t srq_posted = peer && peer->srq ? peer->srq->posted : 0;
+    const std::uint64_t srq_consumed = peer && peer->srq ? peer->srq->consumed : 0;
+    prepare_operation(wr, op, req, peer, attr.dest_qp_num, count);
+    // `count` copies of the WR, in one chain.
+    std::vector<ibv_send_wr> wrs(count, wr);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        wrs[i].wr_id = q.posted + i + 1;
+        wrs[i].next = i + 1 < count ? &wrs[i + 1] : nullptr;
+    }
     ibv_send_wr* bad = nullptr;
-    if (int rc = ibv_post_send(q.qp.get(), &wr, &bad); rc != 0)
-        throw SystemError(fmt::format("ibv_post_send({:#x})", q.qp->qp_num), rc,
-                          "the QP must be in RTS (or SQD) to post sends");
+    if (int rc = ibv_post_send(q.qp.get(), wrs.data(), &bad); rc != 0)
+        throw SystemError(fmt::format("ibv_post_send({:#x}{})", q.qp->qp_num,
+                                      count > 1 ? fmt::format(", {} WRs", count) : ""),
+                          rc, "the QP must be in RTS (or SQD) to post sends");
+    q.posted += count;
 
-    ibv_wc wc{};
-    double waited_ms = 0;
-    const int n = wait_completion(q.cq.get(), wc, timeout, waited_ms);
-    Json result{{"qpn", q.qp->qp_num}, {"operation", std::string(name)}, {"size", size}, {"waited_ms", waited_ms}};
+    const Completions got = wait_completions(q.cq.get(), count, timeout);
+    Json result{{"qpn", q.qp->qp_num}, {"operation", std::string(name)}, {"size", size}, {"waited_ms", got.waited_ms}};
+    if (count > 1) {
+        result["count"] = count;
+        result["completed"] = got.came;
+        result["succeeded"] = got.ok;
+    }
     if (qp::is_atomic(op)) {
         result["remote_addr"] = wr.wr.atomic.remote_addr;
         result["rkey"] = wr.wr.atomic.rkey;
     }
-    if (n < 0)
+    if (got.failed_poll)
         throw SystemError("ibv_poll_cq", EIO);
-    if (n == 0) {
+    if (!got.shown) {
         result["timed_out"] = true;
         return result;
     }
-    const Completion c = completion_of(wc);
+    if (got.came < count)
+        result["timed_out"] = true;
+    const Completion c = *got.shown;
     if (c.status != IBV_WC_SUCCESS)
         q.last_error = c;
     result["completion"] = completion_json(c);
@@ -486,134 +678,12 @@ Json HeldQps::post(const Json& req)
         std::memcpy(&fetched, local, sizeof fetched);
         result["fetched"] = fetched;
     }
-    if (peer && op == qp::PostOp::send)  // drain the peer's receive completion
-        reap_peer_receive(*peer, result);
+    if (peer && op == qp::PostOp::send) {  // drain the peer's receive completions
+        reap_peer_receives(*peer, got.ok, result);
+        if (c.status == IBV_WC_RNR_RETRY_EXC_ERR)
+            result["rnr"] = rnr_account(q, *peer, count, got.ok, srq_posted, srq_consumed);
+    }
     return result;
-}
-
-HeldSrq& HeldQps::find_srq(std::uint32_t id)
-{
-    auto it = srqs_.find(id);
-    if (it == srqs_.end()) {
-        std::vector<std::string> held;
-        for (const auto& [n, s] : srqs_)
-            held.push_back(std::to_string(n));
-        throw UsageError(fmt::format("SRQ {} is not held by this user's holder; held SRQs: {}", id,
-                                     held.empty() ? "none" : fmt::format("{}", fmt::join(held, ", "))));
-    }
-    return *it->second;
-}
-
-Json HeldQps::describe_srq(const HeldSrq& s) const
-{
-    ibv_srq_attr attr{};
-    if (int rc = ibv_query_srq(s.srq.get(), &attr); rc != 0)
-        throw SystemError(fmt::format("ibv_query_srq(SRQ {})", s.id), rc);
-    Json qps = Json::array();
-    for (const auto& [qpn, q] : qps_)
-        if (q->srq == &s)
-            qps.push_back(qpn);
-    return Json{{"id", s.id},
-                {"device", s.device->name},
-                {"max_wr", attr.max_wr},
-                {"max_sge", attr.max_sge},
-                {"limit", attr.srq_limit},
-                {"posted", s.posted},
-                {"qps", qps}};
-}
-
-Json HeldQps::srq_create(const Json& req)
-{
-    HeldDevice& dev = open_device(req.value("device", std::string()));
-    verbs::SrqSpec spec;
-    spec.max_wr = req.value("max_wr", spec.max_wr);
-    spec.max_sge = req.value("max_sge", spec.max_sge);
-    spec.limit = req.value("limit", spec.limit);
-    ibv_device_attr da{};
-    if (int rc = ibv_query_device(dev.ctx.get(), &da); rc != 0)
-        throw SystemError(fmt::format("ibv_query_device({})", dev.name), rc);
-    if (da.max_srq == 0)
-        throw OperationError(fmt::format("{} has no shared receive queues: its max_srq is 0", dev.name));
-    if (spec.max_wr > static_cast<std::uint32_t>(da.max_srq_wr))
-        throw UsageError(fmt::format("{} {} exceeds {}'s max_srq_wr of {}", given(Given::max_wr), spec.max_wr,
-                                     dev.name, da.max_srq_wr));
-    if (spec.max_sge > static_cast<std::uint32_t>(da.max_srq_sge))
-        throw UsageError(fmt::format("{} {} exceeds {}'s max_srq_sge of {}", given(Given::max_sge), spec.max_sge,
-                                     dev.name, da.max_srq_sge));
-    if (spec.limit > spec.max_wr)
-        throw UsageError(fmt::format("{} {} is above the SRQ's depth ({} {}): the event could never be armed below it",
-                                     given(Given::srq_limit), spec.limit, given(Given::max_wr), spec.max_wr));
-    auto s = std::make_unique<HeldSrq>();
-    s->device = &dev;
-    s->srq = verbs::create_srq(dev.pd.get(), spec, &s->granted);
-    if (!s->srq)
-        throw SystemError(fmt::format("ibv_create_srq_ex({}, max_wr {}, max_sge {})", dev.name, spec.max_wr,
-                                      spec.max_sge),
-                          errno, "a smaller --max-wr or --max-sge");
-    s->id = next_srq_++;
-    const std::uint32_t id = s->id;
-    srqs_[id] = std::move(s);
-    return describe_srq(*srqs_[id]);
-}
-
-Json HeldQps::srq_query(const Json& req) { return describe_srq(find_srq(req.value("id", 0u))); }
-
-Json HeldQps::srq_modify(const Json& req)
-{
-    HeldSrq& s = find_srq(req.value("id", 0u));
-    ibv_srq_attr attr{};
-    int mask = 0;
-    if (req.contains("limit")) {
-        attr.srq_limit = req["limit"].get<std::uint32_t>();
-        mask |= IBV_SRQ_LIMIT;
-    }
-    if (req.contains("max_wr")) {
-        attr.max_wr = req["max_wr"].get<std::uint32_t>();
-        mask |= IBV_SRQ_MAX_WR;
-    }
-    if (mask == 0)
-        throw UsageError(fmt::format("nothing to change on SRQ {}: give {} or {}", s.id, given(Given::srq_limit),
-                                     given(Given::max_wr)));
-    if (int rc = ibv_modify_srq(s.srq.get(), &attr, mask); rc != 0)
-        throw SystemError(fmt::format("ibv_modify_srq(SRQ {}{}{})", s.id,
-                                      mask & IBV_SRQ_LIMIT ? fmt::format(", srq_limit {}", attr.srq_limit) : "",
-                                      mask & IBV_SRQ_MAX_WR ? fmt::format(", max_wr {}", attr.max_wr) : ""),
-                          rc,
-                          "the limit must be below the receives the SRQ can hold; a provider may not resize an "
-                          "SRQ (max_wr)");
-    return describe_srq(s);
-}
-
-Json HeldQps::srq_destroy(const Json& req)
-{
-    Json destroyed = Json::array();
-    if (req.value("all", false)) {
-        for (const auto& [id, s] : srqs_)
-            for (const auto& [qpn, q] : qps_)
-                if (q->srq == s.get())
-                    throw UsageError(fmt::format("SRQ {} serves QP {:#x}: destroy its QPs first", id, qpn));
-        for (const auto& [id, s] : srqs_)
-            destroyed.push_back(id);
-        srqs_.clear();
-    } else {
-        HeldSrq& s = find_srq(req.value("id", 0u));
-        std::vector<std::string> users;
-        for (const auto& [qpn, q] : qps_)
-            if (q->srq == &s)
-                users.push_back(fmt::format("{:#x}", qpn));
-        if (!users.empty())
-            throw UsageError(fmt::format("SRQ {} serves QP {}: destroy {} first (ibv_destroy_srq refuses an SRQ "
-                                         "in use)",
-                                         s.id, fmt::join(users, ", "), users.size() == 1 ? "it" : "them"));
-        const std::uint32_t id = s.id;
-        if (int rc = ibv_destroy_srq(s.srq.get()); rc != 0)
-            throw SystemError(fmt::format("ibv_destroy_srq(SRQ {})", id), rc);
-        s.srq.release();  // destroyed above
-        srqs_.erase(id);
-        destroyed.push_back(id);
-    }
-    close_if_empty();
-    return Json{{"destroyed", destroyed}, {"remaining", srqs_.size()}, {"holder_exits", none_left_}};
 }
 
 }  // namespace qps::ops

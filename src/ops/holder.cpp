@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <vector>
 
 #include "src/error.hpp"
 #include "src/ops/held_qps.hpp"
@@ -55,12 +56,13 @@ Json Holder::dispatch(const Json& req)
         {"create", &HeldQps::create}, {"destroy", &HeldQps::destroy}, {"list", &HeldQps::list},
         {"query", &HeldQps::query},   {"modify", &HeldQps::modify},   {"post", &HeldQps::post},
         {"srq_create", &HeldQps::srq_create}, {"srq_query", &HeldQps::srq_query},
-        {"srq_modify", &HeldQps::srq_modify}, {"srq_destroy", &HeldQps::srq_destroy},
+        {"srq_modify", &HeldQps::srq_modify}, {"srq_destroy", &HeldQps::srq_destroy}, {"xrcd_open", &HeldQps::xrcd_open},
     };
     const std::string op = req.value("op", "");
     auto it = handlers.find(op);
     if (it == handlers.end())
         throw UsageError(fmt::format("unknown holder request '{}'", op));
+    held_.take_events();  // what came since the last look, before the request sees its objects
     return (held_.*it->second)(req);
 }
 
@@ -155,8 +157,17 @@ int Holder::run()
                        std::chrono::duration_cast<std::chrono::seconds>(io_timeout).count());
             break;
         }
-        pollfd p{listener, POLLIN, 0};
-        if (::poll(&p, 1, 500) <= 0)
+        // The socket, and the devices' event files: an event (an SRQ's
+        // limit reached, a QP's fatal error) is filed with its object when
+        // it comes, whatever the clients do.
+        std::vector<pollfd> fds{{listener, POLLIN, 0}};
+        for (int fd : held_.event_fds())
+            fds.push_back({fd, POLLIN, 0});
+        if (::poll(fds.data(), fds.size(), 500) <= 0)
+            continue;
+        if (fds.size() > 1)
+            held_.take_events();
+        if (!(fds[0].revents & POLLIN))
             continue;
         int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
         if (client < 0)

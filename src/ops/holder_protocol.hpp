@@ -18,7 +18,7 @@
 
 namespace qps::ops {
 
-inline constexpr std::uint32_t protocol_version = 2;  // 2: a create is acknowledged
+inline constexpr std::uint32_t protocol_version = 3;  // 2: a create is acknowledged; 3: post --recv, --count, events
 inline constexpr std::size_t max_message_bytes = 1 << 20;
 inline constexpr std::chrono::milliseconds io_timeout{10000};
 

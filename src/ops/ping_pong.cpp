@@ -31,12 +31,18 @@ PingPongOptions adopted(const PingPongOptions& mine, const Json& p)
 {
     PingPongOptions o = mine;
     perf::adopt_common(o, p);
+    o.srq = p.value("srq", false);  // a client of before --srq sends none
     check_combination(o);
     return o;
 }
 
 std::uint32_t pairs_of(const PingPongOptions& o) { return o.threads; }
-Json params_of(const PingPongOptions& o) { return perf::common_params(o); }
+Json params_of(const PingPongOptions& o)
+{
+    Json p = perf::common_params(o);
+    p["srq"] = o.srq;
+    return p;
+}
 
 // One side's figures of a size: with several pairs, all their samples
 // together over the span from the first pair's start to the last one's
@@ -84,7 +90,12 @@ std::vector<std::unique_ptr<verbs::LinkResources>> connect_pairs(const PingPongO
                                                                  net::Exchange& ex, std::uint32_t largest,
                                                                  perf::CmStart& cm)
 {
-    auto pairs = perf::connected_qps(o, perf::link_setup(o, side, largest), o.threads, largest, ex, cm);
+    verbs::LinkSetup setup = perf::link_setup(o, side, largest);
+    if (o.srq) {  // one SRQ for every pair's QP: 64 receives posted for each
+        setup.shared_receive = std::make_shared<verbs::SharedReceive>();
+        setup.recv_depth = std::max(setup.recv_depth, 64 * o.threads);
+    }
+    auto pairs = perf::connected_qps(o, setup, o.threads, largest, ex, cm);
     if (o.op == perf::Op::send)
         for (auto& pair : pairs)
             perf::prepost_receives(*pair, largest);
@@ -98,6 +109,8 @@ report::PingPongReport ping_pong_header(const PingPongOptions& o, const perf::Li
     report::PingPongReport rep;
     perf::fill_header(rep, o, side, ex, res, clock);
     rep.one_way = !perf::one_sided(o.op);
+    if (const verbs::SharedReceive* shared = res.shared_receive())
+        rep.srq = report::SrqShared{shared->depth, shared->qps};
     rep.clock_why = clock.info().why;
     rep.clock_ticks_per_ns = clock.info().ticks_per_ns;
     rep.clock_calibration_ms = clock.info().calibration_ms;
@@ -221,6 +234,7 @@ void check_combination(const PingPongOptions& o)
 {
     perf::check_op_transport(o.op, o.transport);
     perf::check_atomic_sizes(o);
+    perf::check_srq(o.srq, o.op, o.transport);
     if (o.op == perf::Op::write)
         for (auto s : o.sizes)
             if (s < 1)

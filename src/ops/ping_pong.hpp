@@ -17,6 +17,9 @@ namespace qps::ops {
 
 struct PingPongOptions : perf::LinkOptions {
     std::size_t histogram_rows = 0;  // 0: no histogram
+    // --srq (perftest's --use_srq), --op send: a side's QPs (one per
+    // --threads pair) take their receives from one shared receive queue.
+    bool srq = false;
 };
 
 // Validates op × transport and sizes against the MTU for UD; throws UsageError.

@@ -186,11 +186,30 @@ std::vector<report::QpReport> list_held()
     return out;
 }
 
+report::QpReport query_xrc(std::uint32_t qpn, const std::string& device, const std::string& xrcd)
+{
+    const ClientOptions start{true, std::chrono::seconds(600)};
+    return report::build_qp_report(
+        holder_call("query", Json{{"qpn", qpn}, {"device", device}, {"xrcd", xrcd}}, start));
+}
+
 PostOutcome post_qp(const PostSpec& spec)
 {
     const qp::PostRequest& r = spec.request;
     PostOutcome out;
     out.qpn = spec.qpn;
+    out.count = r.count;
+    if (r.recv) {
+        // Receives: posted, nothing to wait for.
+        const Json result = holder_call("post", Json{{"qpn", spec.qpn}, {"recv", true}, {"count", r.count}});
+        out.operation = "recv";
+        out.size = result.value("size", 0u);
+        if (result.contains("srq"))
+            out.srq = SrqCounts{result["srq"].value("id", 0u), result["srq"].value("posted", std::uint64_t{0}),
+                                result["srq"].value("consumed", std::uint64_t{0})};
+        out.after = query_held(spec.qpn);
+        return out;
+    }
     out.operation = std::string(qp::post_op_name(r.op));
     out.size = r.size;
     out.wait = spec.wait;
@@ -207,6 +226,8 @@ PostOutcome post_qp(const PostSpec& spec)
              {"operation", out.operation},
              {"size", r.size},
              {"timeout_ms", static_cast<std::uint64_t>(out.wait.count())}};
+    if (r.count > 1)
+        req["count"] = r.count;
     if (r.raddr && r.rkey) {
         req["raddr"] = *r.raddr;
         req["rkey"] = *r.rkey;
@@ -233,6 +254,14 @@ PostOutcome post_qp(const PostSpec& spec)
         out.completion = report::build_completion(result.at("completion"));
     if (result.contains("peer_completion"))
         out.peer_completion = report::build_completion(result.at("peer_completion"));
+    if (result.contains("completed")) {
+        out.completed = result.at("completed").get<std::uint32_t>();
+        out.succeeded = result.value("succeeded", 0u);
+    }
+    if (result.contains("peer_completions"))
+        out.peer_completions = result.at("peer_completions").get<std::uint32_t>();
+    if (result.contains("rnr"))
+        out.rnr = result.at("rnr").get<std::string>();
     if (qp::is_atomic(r.op)) {
         AtomicOutcome a;
         a.remote_addr = result.value("remote_addr", std::uint64_t{0});

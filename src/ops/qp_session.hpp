@@ -66,6 +66,10 @@ ModifyOutcome modify_qp(std::uint32_t qpn, const qp::ParsedModify& m, bool dry_r
 // A QP this user's holder holds, or nullopt when the holder does not hold it
 // (or no holder runs).
 std::optional<report::QpReport> query_held(std::uint32_t qpn);
+// `qp query --xrcd FILE QPN`: the xrc-recv QP opened by its number in the
+// XRC domain on FILE (absolute), queried and closed; the holder started
+// when none runs. OperationError by name on a device without XRC.
+report::QpReport query_xrc(std::uint32_t qpn, const std::string& device, const std::string& xrcd);
 std::vector<report::QpReport> list_held();
 
 struct PostSpec {
@@ -86,10 +90,21 @@ struct AtomicOutcome {
     std::optional<bool> swapped;                 // cas, on success: fetched == compare
 };
 
+// The SRQ a QP takes its receives from, as a post left it.
+struct SrqCounts {
+    std::uint32_t id = 0;
+    std::uint64_t posted = 0, consumed = 0;
+};
+
 struct PostOutcome {
     std::uint32_t qpn = 0;
-    std::string operation;
+    std::string operation;  // "recv" for --recv
     std::uint32_t size = 0;
+    std::uint32_t count = 1;                   // WRs posted
+    std::optional<std::uint32_t> completed, succeeded;  // of them (count > 1)
+    std::optional<std::uint32_t> peer_completions;      // the held peer's receive completions (count > 1)
+    std::optional<SrqCounts> srq;              // --recv into an SRQ
+    std::optional<std::string> rnr;            // RNR_RETRY_EXC_ERR to a held peer: which queue ran dry
     double waited_ms = 0;
     std::chrono::milliseconds wait{0};
     bool timed_out = false;

@@ -7,10 +7,18 @@ namespace qps::ops {
 report::SrqReport create_srq(const SrqCreateSpec& spec)
 {
     const ClientOptions start{true, spec.idle};
-    return report::build_srq_report(holder_call(
-        "srq_create",
-        Json{{"device", spec.device}, {"max_wr", spec.max_wr}, {"max_sge", spec.max_sge}, {"limit", spec.limit}},
-        start));
+    Json req{{"device", spec.device}, {"max_wr", spec.max_wr}, {"max_sge", spec.max_sge}, {"limit", spec.limit}};
+    if (!spec.xrcd.empty())
+        req["xrcd"] = spec.xrcd;
+    return report::build_srq_report(holder_call("srq_create", req, start));
+}
+
+XrcdOutcome open_xrcd(const std::string& device, const std::string& path, std::chrono::seconds idle)
+{
+    const ClientOptions start{true, idle};
+    const Json r = holder_call("xrcd_open", Json{{"device", device}, {"path", path}}, start);
+    return XrcdOutcome{r.value("device", std::string()), r.value("path", std::string()),
+                       r.value("qps", std::vector<std::uint32_t>{}), r.value("srqs", std::vector<std::uint32_t>{})};
 }
 
 report::SrqReport query_srq(std::uint32_t id)

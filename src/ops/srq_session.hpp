@@ -16,6 +16,7 @@ struct SrqCreateSpec {
     std::string device;  // "" = the first
     std::uint32_t max_wr = 16, max_sge = 1;
     std::uint32_t limit = 0;  // > 0: SRQ_LIMIT_REACHED armed at this many receives left
+    std::string xrcd;         // an XRC SRQ of the domain on this file (absolute); "" a basic SRQ
     std::chrono::seconds idle{600};
 };
 
@@ -32,5 +33,13 @@ struct SrqDestroyOutcome {
     bool holder_exits = false;
 };
 SrqDestroyOutcome destroy_srqs(std::optional<std::uint32_t> id);  // nullopt: all
+
+// `qp xrcd open FILE`: the XRC domain on a file, held (the holder started
+// when none runs); refused by name on a device without XRC.
+struct XrcdOutcome {
+    std::string device, path;
+    std::vector<std::uint32_t> qps, srqs;  // the held xrc-recv QPs and XRC SRQs in it
+};
+XrcdOutcome open_xrcd(const std::string& device, const std::string& path, std::chrono::seconds idle);
 
 }  // namespace qps::ops

@@ -7,6 +7,7 @@
 
 #include "src/decode/device.hpp"
 #include "src/decode/port.hpp"
+#include "src/decode/qp.hpp"
 #include "src/error.hpp"
 
 namespace qps::perf {
@@ -18,6 +19,22 @@ void check_iwarp(const LinkOptions& o, const LinkSide& side)
     throw UsageError(fmt::format("{} is an iWARP device: its QPs connect only through rdma_cm (the connection is "
                                  "a TCP stream set up by the kernel); give {} on both sides",
                                  side.opened->name, given(Given::cm)));
+}
+
+void check_xrc(const LinkOptions& o, const LinkSide& side)
+{
+    if (!decode::is_xrc(o.transport) || !side.opened)
+        return;
+    ibv_device_attr da{};
+    if (int rc = ibv_query_device(side.opened->ctx.get(), &da); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", side.opened->name), rc);
+    if (!decode::has_xrc(da.device_cap_flags))
+        throw OperationError(fmt::format("{} xrc: {}", given(Given::transport), decode::no_xrc_text(side.opened->name)));
+    // A device with XRC: the test's XRC path (XRC_SEND QPs into the peer's
+    // XRC_RECV QPs and XRC SRQ) is not written yet; the holder's is.
+    throw OperationError(fmt::format("{} xrc: {} has XRC, but ping-pong, bw and path over XRC are not built yet; "
+                                     "'qpscope qp create --transport xrc-send|xrc-recv' makes XRC QPs by hand",
+                                     given(Given::transport), side.opened->name));
 }
 
 void check_atomic_cap(const LinkOptions& o, const LinkSide& side)

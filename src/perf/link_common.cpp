@@ -36,14 +36,19 @@ struct Allowed {
     Op op;
     ibv_qp_type type;
 };
-constexpr std::array<Allowed, 8> allowed{{{Op::send, IBV_QPT_RC},
-                                          {Op::write, IBV_QPT_RC},
-                                          {Op::read, IBV_QPT_RC},
-                                          {Op::fadd, IBV_QPT_RC},
-                                          {Op::cas, IBV_QPT_RC},
-                                          {Op::send, IBV_QPT_UC},
-                                          {Op::write, IBV_QPT_UC},
-                                          {Op::send, IBV_QPT_UD}}};
+constexpr std::array<Allowed, 13> allowed{{{Op::send, IBV_QPT_RC},
+                                           {Op::write, IBV_QPT_RC},
+                                           {Op::read, IBV_QPT_RC},
+                                           {Op::fadd, IBV_QPT_RC},
+                                           {Op::cas, IBV_QPT_RC},
+                                           {Op::send, IBV_QPT_UC},
+                                           {Op::write, IBV_QPT_UC},
+                                           {Op::send, IBV_QPT_UD},
+                                           {Op::send, IBV_QPT_XRC_SEND},  // XRC: RC's operations
+                                           {Op::write, IBV_QPT_XRC_SEND},
+                                           {Op::read, IBV_QPT_XRC_SEND},
+                                           {Op::fadd, IBV_QPT_XRC_SEND},
+                                           {Op::cas, IBV_QPT_XRC_SEND}}};
 
 template <class T, std::size_t N>
 std::string_view name_of(const std::array<EnumEntry<T>, N>& table, T value)
@@ -65,15 +70,15 @@ T value_of(const std::array<EnumEntry<T>, N>& table, std::string_view name, std:
 std::vector<std::string> op_words() { return decode::names_of(std::span<const EnumEntry<Op>>(op_names)); }
 std::vector<std::string> inline_words() { return decode::names_of(std::span<const EnumEntry<InlineMode>>(inline_names)); }
 std::string_view op_name(Op op) { return name_of(op_names, op); }
-std::string transport_name(ibv_qp_type type) { return decode::qp_type_word(type); }
+std::string transport_name(ibv_qp_type type) { return decode::link_qp_type_word(type); }
 std::string_view inline_name(InlineMode mode) { return name_of(inline_names, mode); }
 Op op_from(std::string_view name) { return value_of(op_names, name, "op"); }
 ibv_qp_type transport_from(std::string_view name)
 {
-    if (const auto t = decode::created_qp_type(name))
+    if (const auto t = decode::link_qp_type(name))
         return *t;
     throw OperationError(fmt::format("the peer asked for transport '{}': this side knows {}", name,
-                                     fmt::join(decode::created_qp_type_words(), ", ")));
+                                     fmt::join(decode::link_qp_type_words(), ", ")));
 }
 InlineMode inline_from(std::string_view name) { return value_of(inline_names, name, "inline mode"); }
 
@@ -168,8 +173,8 @@ void check_op_transport(Op op, ibv_qp_type type)
     const bool ok =
         std::any_of(allowed.begin(), allowed.end(), [&](const Allowed& a) { return a.op == op && a.type == type; });
     if (!ok)
-        throw UsageError(fmt::format("{} {} is not possible on {} {}: RC does send, write, read, fadd, cas; UC send, "
-                                     "write; UD send only",
+        throw UsageError(fmt::format("{} {} is not possible on {} {}: RC and XRC do send, write, read, fadd, cas; UC "
+                                     "send, write; UD send only",
                                      given(Given::op), op_name(op), given(Given::transport), transport_name(type)));
 }
 
@@ -385,11 +390,30 @@ void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::LinkResources& 
     }
 }
 
+void check_srq(bool srq, Op op, ibv_qp_type transport)
+{
+    if (!srq)
+        return;
+    if (op != Op::send)
+        throw UsageError(fmt::format("{}: a shared receive queue serves receives, which only {} send consumes (not "
+                                     "{} {})",
+                                     given(Given::srq), given(Given::op), given(Given::op), op_name(op)));
+    if (transport != IBV_QPT_RC && transport != IBV_QPT_UC)
+        throw UsageError(fmt::format("{} is built for connected QPs here: {} rc or uc (not {})", given(Given::srq),
+                                     given(Given::transport), transport_name(transport)));
+}
+
 void prepare_recv_wr(ibv_recv_wr& wr, ibv_sge& sge, const verbs::LinkResources& res)
 {
-    sge.addr = reinterpret_cast<std::uintptr_t>(res.recv_buf());
-    sge.length = static_cast<std::uint32_t>(res.local().size);
-    sge.lkey = res.lkey();
+    if (const verbs::SharedReceive* shared = res.shared_receive()) {  // --srq: the first QP's receive half
+        sge.addr = shared->addr;
+        sge.length = shared->length;
+        sge.lkey = shared->lkey;
+    } else {
+        sge.addr = reinterpret_cast<std::uintptr_t>(res.recv_buf());
+        sge.length = static_cast<std::uint32_t>(res.local().size);
+        sge.lkey = res.lkey();
+    }
     wr.sg_list = &sge;
     wr.num_sge = 1;
 }

@@ -110,6 +110,10 @@ std::string_view inline_name(InlineMode mode);
 // Parse what a peer sent; OperationError names the value and the valid ones.
 Op op_from(std::string_view name);
 ibv_qp_type transport_from(std::string_view name);
+
+// --srq (bw, ping-pong): a shared receive queue serves receives, so only
+// --op send, and here on connected QPs (rc, uc). UsageError naming them.
+void check_srq(bool srq, Op op, ibv_qp_type transport);
 InlineMode inline_from(std::string_view name);
 
 // UsageError unless the op runs on the transport (IB spec: UC has no RDMA

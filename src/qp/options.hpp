@@ -60,6 +60,8 @@ struct PostRequest {
     std::optional<std::uint32_t> rkey;
     std::uint64_t compare_add = 0;           // fadd: the addend; cas: the value compared
     std::uint64_t swap = 0;                  // cas: the value written when equal
+    std::uint32_t count = 1;                 // WRs posted in one chain (sends: each signalled)
+    bool recv = false;                       // receives instead (into the QP's SRQ when it has one)
 };
 
 }  // namespace qps::qp

@@ -89,6 +89,8 @@ Json to_json(const SideStats& s)
         j["abort_reason"] = s.abort_reason;
     if (s.atomic_counter)
         j["atomic_counter"] = *s.atomic_counter;
+    if (s.srq)
+        j["srq"] = Json{{"depth", s.srq->depth}, {"qps", s.srq->qps}, {"served", s.srq->served}};
     if (!s.threads.empty()) {
         Json threads = Json::array();
         for (const auto& t : s.threads)
@@ -115,6 +117,9 @@ SideStats side_stats_from_json(const Json& j)
         s.abort_reason = j.value("abort_reason", "");
         if (j.contains("atomic_counter"))
             s.atomic_counter = j.at("atomic_counter").get<std::uint64_t>();
+        if (j.contains("srq"))
+            s.srq = SrqUse{j.at("srq").at("depth").get<std::uint32_t>(), j.at("srq").at("qps").get<std::uint32_t>(),
+                           j.at("srq").at("served").get<std::uint32_t>()};
         if (j.contains("threads"))
             for (const auto& t : j.at("threads"))
                 s.threads.push_back(thread_from_json(t));

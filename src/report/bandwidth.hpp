@@ -40,6 +40,14 @@ struct ThreadStats {
     std::string abort_reason;
 };
 
+// bw --srq, a receiving side: its one shared receive queue and the QPs it
+// served in a size's run.
+struct SrqUse {
+    std::uint32_t depth = 0;   // receives it holds (--rx-depth)
+    std::uint32_t qps = 0;     // the side's QPs that take their receives from it
+    std::uint32_t served = 0;  // of them, QPs that completed at least one receive from it
+};
+
 struct SideStats {
     std::uint32_t size = 0;
     std::optional<DirectionStats> tx, rx;
@@ -53,6 +61,7 @@ struct SideStats {
     // --op fadd|cas, a target: its QPs' counters after the size, summed (the
     // poster compares them with the atomics it completed).
     std::optional<std::uint64_t> atomic_counter;
+    std::optional<SrqUse> srq;  // --srq, a side that receives
 };
 
 Json to_json(const SideStats& s);
@@ -65,6 +74,7 @@ struct BwSizeResult {
 
 struct BwReport : LinkHeader {
     bool bidir = false;
+    bool srq = false;  // --srq: a receiving side's QPs share one SRQ of rx_depth
     std::uint32_t qps = 1, tx_depth = 0, rx_depth = 0, post_list = 1, cq_mod = 1;
     double window_ms = 10;
     std::string unit;

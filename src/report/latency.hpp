@@ -90,6 +90,7 @@ struct SizeResult {
 
 struct PingPongReport : LinkHeader {
     bool one_way = true;  // latency is half the round trip (send, write); read reports the round trip
+    std::optional<SrqShared> srq;  // --srq: this side's one SRQ
     std::string clock_why;
     double clock_ticks_per_ns = 0;
     double clock_calibration_ms = 0, clock_calibration_error_ppm = 0;

@@ -16,6 +16,12 @@ struct CmEventRow {
     double ms = 0;       // after its step began
 };
 
+// --srq (ping-pong): the side's one shared receive queue and the QPs on it.
+struct SrqShared {
+    std::uint32_t depth = 0;  // receives it holds
+    std::uint32_t qps = 0;    // the QPs that take their receives from it
+};
+
 struct LinkHeader {
     std::string role;  // "client" or "server"
     std::string peer;  // host:port of the other side

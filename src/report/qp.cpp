@@ -88,6 +88,15 @@ CompletionReport build_completion(const Json& wc)
     return c;
 }
 
+std::vector<HeldEventReport> build_held_events(const Json& events)
+{
+    std::vector<HeldEventReport> out;
+    for (const Json& e : events)
+        out.push_back({e.value("event", std::string()), e.value("severity", std::string()),
+                       e.value("meaning", std::string()), e.value("at", std::string())});
+    return out;
+}
+
 QpReport build_qp_report(const Json& held)
 {
     const Json& a = held.at("attr");
@@ -143,6 +152,11 @@ QpReport build_qp_report(const Json& held)
     r.buffer_rkey = buf.at("rkey").get<std::uint32_t>();
     if (held.contains("srq"))
         r.srq = held.at("srq").get<std::uint32_t>();
+    if (held.contains("events"))
+        r.events = build_held_events(held.at("events"));
+    if (held.contains("xrcd"))
+        r.xrcd = held.at("xrcd").get<std::string>();
+    r.opened = held.value("opened", false);
     if (r.state.raw == IBV_QPS_ERR || r.state.raw == IBV_QPS_SQE)
         r.diagnosis = diagnose(r, held);
     return r;

@@ -54,6 +54,15 @@ struct Caps {
     std::uint32_t max_send_wr = 0, max_recv_wr = 0, max_send_sge = 0, max_recv_sge = 0, max_inline_data = 0;
 };
 
+// An asynchronous event the holder read for one of its objects (an SRQ's
+// SRQ_LIMIT_REACHED, a QP's COMM_EST or QP_FATAL), decoded there from
+// decode/async_event.hpp's table.
+struct HeldEventReport {
+    std::string event, severity, meaning;
+    std::string at;  // RFC 3339 UTC, milliseconds: when the holder read it
+};
+std::vector<HeldEventReport> build_held_events(const Json& events);
+
 struct QpReport {
     std::uint32_t qpn = 0;
     std::string device;
@@ -75,6 +84,9 @@ struct QpReport {
     std::uint64_t buffer_addr = 0, buffer_size = 0;
     std::uint32_t buffer_rkey = 0;
     std::optional<std::uint32_t> srq;  // the holder's SRQ it takes its receives from
+    std::vector<HeldEventReport> events;  // the QP's asynchronous events, oldest first
+    std::optional<std::string> xrcd;      // an xrc-recv QP: its XRC domain's file
+    bool opened = false;                  // qp query --xrcd: opened by number in the domain, not made here
     std::optional<Diagnosis> diagnosis;
 };
 

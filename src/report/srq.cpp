@@ -11,6 +11,13 @@ SrqReport build_srq_report(const Json& j)
     r.max_sge = j.at("max_sge").get<std::uint32_t>();
     r.limit = j.at("limit").get<std::uint32_t>();
     r.posted = j.value("posted", std::uint64_t{0});
+    r.consumed = j.value("consumed", std::uint64_t{0});
+    if (j.contains("xrcd")) {
+        r.xrcd = j.at("xrcd").get<std::string>();
+        r.srq_num = j.value("srq_num", 0u);
+    }
+    if (j.contains("events"))
+        r.events = build_held_events(j.at("events"));
     r.qps = j.value("qps", std::vector<std::uint32_t>{});
     return r;
 }

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "src/json.hpp"
+#include "src/report/qp.hpp"
 
 namespace qps::report {
 
@@ -15,8 +17,12 @@ struct SrqReport {
     std::string device;
     std::uint32_t max_wr = 0, max_sge = 0;  // as granted (ibv_query_srq)
     std::uint32_t limit = 0;                // srq_limit: 0 = SRQ_LIMIT_REACHED not armed (or fired)
-    std::uint64_t posted = 0;               // receives posted to it by `qp post` to its QPs
+    std::uint64_t posted = 0;               // receives posted to it (qp post --recv)
+    std::uint64_t consumed = 0;             // of them, taken by messages (receive completions the holder reaped)
+    std::vector<HeldEventReport> events;    // SRQ_LIMIT_REACHED when it fired, oldest first
     std::vector<std::uint32_t> qps;         // the held QPs that take their receives from it
+    std::optional<std::string> xrcd;        // an XRC SRQ: its domain's file
+    std::optional<std::uint32_t> srq_num;   // an XRC SRQ: the number senders name (ibv_get_srq_num)
 };
 
 // From the holder's reply (held_qps.cpp describe_srq).

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <fcntl.h>
 
+#include "src/decode/async_event.hpp"
 #include "src/error.hpp"
 
 namespace qps::verbs {
@@ -49,6 +50,12 @@ AsyncRead read_async_events(ibv_context* ctx)
         a.type = static_cast<int>(e.event_type);
         if (is_port_event(a.type))
             a.port = static_cast<std::uint32_t>(e.element.port_num);
+        else if (const auto* entry = find_entry(decode::async_event_table, a.type))
+            switch (entry->scope) {
+            case decode::EventScope::qp: a.qp = e.element.qp; break;
+            case decode::EventScope::srq: a.srq = e.element.srq; break;
+            default: break;
+            }
         ibv_ack_async_event(&e);
         out.events.push_back(a);
     }

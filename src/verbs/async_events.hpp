@@ -15,6 +15,10 @@ namespace qps::verbs {
 struct AsyncEvent {
     int type = 0;                         // ibv_event_type
     std::optional<std::uint32_t> port;    // a port event's port
+    // The object a QP or SRQ event names (this context's own; compared,
+    // never dereferenced after the event was acknowledged).
+    const ibv_qp* qp = nullptr;
+    const ibv_srq* srq = nullptr;
 };
 
 // Makes the context's event file non-blocking (ibv_get_async_event then

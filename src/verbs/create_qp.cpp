@@ -19,6 +19,8 @@ Json to_json(const CreateRequest& c)
                 {"sq_sig_all", c.sq_sig_all}, {"buffer_size", c.buffer_size}};
     if (c.srq)
         j["srq"] = *c.srq;
+    if (!c.xrcd.empty())
+        j["xrcd"] = c.xrcd;
     return j;
 }
 
@@ -38,12 +40,31 @@ CreateRequest create_request_from_json(const Json& j)
     c.buffer_size = j.value("buffer_size", c.buffer_size);
     if (j.contains("srq"))
         c.srq = j["srq"].get<std::uint32_t>();
+    c.xrcd = j.value("xrcd", c.xrcd);
     if (c.cq_depth == 0)
         c.cq_depth = c.send_wr + c.recv_wr;
     if (!decode::created_qp_type(decode::qp_type_word(c.type)))
         throw UsageError(fmt::format("QP type {}: valid types are {}", static_cast<int>(c.type),
                                      fmt::join(decode::created_qp_type_words(), ", ")));
+    check_xrc_options(c);
     return c;
+}
+
+void check_xrc_options(const CreateRequest& c)
+{
+    const std::string type = decode::qp_type_word(c.type);
+    if (c.type == IBV_QPT_XRC_RECV && c.xrcd.empty())
+        throw UsageError(fmt::format("{} xrc-recv lives in an XRC domain: give {} FILE (the file every process that "
+                                     "shares the domain opens; qp xrcd open FILE)",
+                                     given(Given::transport), given(Given::xrcd)));
+    if (c.type != IBV_QPT_XRC_RECV && !c.xrcd.empty())
+        throw UsageError(fmt::format("{} {}: only an xrc-recv QP lives in an XRC domain ({} {} takes a protection "
+                                     "domain; an XRC SRQ: qp srq create {})",
+                                     given(Given::xrcd), c.xrcd, given(Given::transport), type, given(Given::xrcd)));
+    if (decode::is_xrc(c.type) && c.srq)
+        throw UsageError(fmt::format("{} {}: {} {} has no receive queue to share (xrc-send sends only; an xrc-recv "
+                                     "QP's messages land in the XRC SRQ the sender names)",
+                                     given(Given::srq), *c.srq, given(Given::transport), type));
 }
 
 QpSpec qp_spec(const CreateRequest& c, ibv_cq* cq)
@@ -54,6 +75,8 @@ QpSpec qp_spec(const CreateRequest& c, ibv_cq* cq)
     s.recv_cq = cq;
     s.sq_sig_all = c.sq_sig_all;
     s.cap = {c.send_wr, c.recv_wr, c.send_sge, c.recv_sge, c.max_inline};
+    if (c.type == IBV_QPT_XRC_SEND)  // no receive side
+        s.cap.max_recv_wr = s.cap.max_recv_sge = 0;
     return s;
 }
 

@@ -22,10 +22,17 @@ struct CreateRequest {
     bool sq_sig_all = true;
     std::uint32_t buffer_size = 64 * 1024;  // registered buffer for `qp post`
     std::optional<std::uint32_t> srq;       // the holder's SRQ it takes its receives from
+    std::string xrcd;                        // xrc-recv: the XRC domain's file (qp xrcd open)
 };
 
 Json to_json(const CreateRequest& c);
+// UsageError for a type qpscope does not create, or XRC options that do not
+// fit the type (check_xrc_options).
 CreateRequest create_request_from_json(const Json& j);
+// xrc-recv lives in an XRC domain (--xrcd FILE) and has no receive queue of
+// its own nor an SRQ of ours; --xrcd belongs to xrc-recv only; xrc-send has
+// no receive side (no --srq). UsageError naming the option and the type.
+void check_xrc_options(const CreateRequest& c);
 
 // The request as the one creation path takes it (verbs/objects.hpp), on one CQ for both queues.
 QpSpec qp_spec(const CreateRequest& c, ibv_cq* cq);

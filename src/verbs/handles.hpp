@@ -38,6 +38,10 @@ using ProtectionDomain = std::unique_ptr<ibv_pd, Destroy<&ibv_dealloc_pd>>;
 using CompletionQueue = std::unique_ptr<ibv_cq, Destroy<&ibv_destroy_cq>>;
 using QueuePair = std::unique_ptr<ibv_qp, Destroy<&ibv_destroy_qp>>;
 using SharedReceiveQueue = std::unique_ptr<ibv_srq, Destroy<&ibv_destroy_srq>>;
+// ibv_close_xrcd is a static inline of verbs.h: a function of ours with
+// external linkage stands for it.
+inline int close_xrcd_rc(ibv_xrcd* x) { return ibv_close_xrcd(x); }
+using XrcDomain = std::unique_ptr<ibv_xrcd, Destroy<&close_xrcd_rc>>;
 inline int dereg_mr_rc(ibv_mr* mr) { return ibv_dereg_mr(mr); }
 using MemoryRegion = std::unique_ptr<ibv_mr, Destroy<&dereg_mr_rc>>;
 

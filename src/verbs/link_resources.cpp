@@ -86,7 +86,10 @@ void LinkResources::create(ibv_context* const ctx)
     if (!gid_.found && pa.link_layer == IBV_LINK_LAYER_ETHERNET)
         throw OperationError(fmt::format("{} port {} is RoCE but has no GID to use", device_name_, setup.port));
 
-    pd_ = alloc_pd(ctx, device_name_);
+    if (setup_.shared_receive)
+        join_shared_receive(ctx);
+    else
+        pd_ = alloc_pd(ctx, device_name_);
     send_cq_ = create_cq(ctx, setup.send_depth, device_name_);
     recv_cq_ = create_cq(ctx, setup.recv_depth, device_name_);
 
@@ -95,7 +98,7 @@ void LinkResources::create(ibv_context* const ctx)
     buffer_ = page_buffer(2 * half_);
     if (!buffer_)
         throw SystemError(fmt::format("aligned_alloc({} bytes)", pinned_bytes(2 * half_)), ENOMEM);
-    mr_ = reg_mr(pd_.get(), buffer_.get(), 2 * half_,
+    mr_ = reg_mr(pd(), buffer_.get(), 2 * half_,
                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                      (setup.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0));
 
@@ -104,14 +107,22 @@ void LinkResources::create(ibv_context* const ctx)
     spec.send_cq = send_cq_.get();
     spec.recv_cq = recv_cq_.get();
     spec.cap = {setup.send_depth, setup.recv_depth, 1, 1, setup.max_inline};
+    if (shared_) {
+        spec.srq = shared_->srq.get();
+        if (shared_->length == 0) {  // the first QP: every receive lands in its receive half
+            shared_->addr = reinterpret_cast<std::uintptr_t>(recv_buf());
+            shared_->length = static_cast<std::uint32_t>(half_);
+            shared_->lkey = mr_->lkey;
+        }
+    }
     // rdma_cm keeps the QP on the ID (rdma_connect and rdma_accept move it
     // to RTS) and moves it to INIT.
     ibv_qp_cap granted{};
     const auto make = [&] {
         if (!cm_)
-            qp_ = create_qp(pd_.get(), spec, &granted);
+            qp_ = create_qp(pd(), spec, &granted);
         else
-            qp_.reset(create_cm_qp(cm_.get(), pd_.get(), spec, &granted));
+            qp_.reset(create_cm_qp(cm_.get(), pd(), spec, &granted));
     };
     make();
     if (!qp_ && setup.max_inline) {  // inline refused: run without it
@@ -122,6 +133,8 @@ void LinkResources::create(ibv_context* const ctx)
         throw SystemError(fmt::format("{}({})", cm_ ? "rdma_create_qp_ex" : "ibv_create_qp_ex", device_name_), errno,
                           "'qpscope qp create' with the same depths names the cap the device refuses");
     granted_inline_ = granted.max_inline_data;
+    if (shared_)
+        ++shared_->qps;
 
     local_.qpn = qp_->qp_num;
     local_.psn = random_psn();
@@ -137,6 +150,39 @@ void LinkResources::create(ibv_context* const ctx)
                                      128 << mtu, device_name_, setup.port, 128 << pa.active_mtu));
     local_.mtu = 128u << mtu;
     local_.max_dest_rd_atomic = dest_rd_atomic_;
+}
+
+void LinkResources::join_shared_receive(ibv_context* ctx)
+{
+    // Held here, not in setup_: setup_ outlives the context, the SRQ must not.
+    shared_ = std::move(setup_.shared_receive);
+    SharedReceive& sr = *shared_;
+    if (sr.pd) {
+        if (sr.ctx != ctx)
+            throw OperationError(fmt::format("{}: the QPs sharing one SRQ must be on one device context; this "
+                                             "QP's {} is another",
+                                             given(Given::srq), device_name_));
+        return;
+    }
+    ibv_device_attr da{};
+    if (int rc = ibv_query_device(ctx, &da); rc != 0)
+        throw SystemError(fmt::format("ibv_query_device({})", device_name_), rc);
+    if (da.max_srq == 0)
+        throw OperationError(fmt::format("{}: {} has no shared receive queues (its max_srq is 0)", given(Given::srq),
+                                         device_name_));
+    if (setup_.recv_depth > static_cast<std::uint32_t>(da.max_srq_wr))
+        throw UsageError(fmt::format("{} {} exceeds {}'s max_srq_wr of {}: with --srq it is the SRQ's depth",
+                                     given(Given::recv_wr), setup_.recv_depth, device_name_, da.max_srq_wr));
+    sr.ctx = ctx;
+    sr.pd = alloc_pd(ctx, device_name_);
+    SrqSpec spec;
+    spec.max_wr = setup_.recv_depth;
+    spec.max_sge = 1;
+    sr.srq = create_srq(sr.pd.get(), spec);
+    if (!sr.srq)
+        throw SystemError(fmt::format("ibv_create_srq_ex({}, max_wr {})", device_name_, spec.max_wr), errno,
+                          "a smaller receive depth");
+    sr.depth = spec.max_wr;
 }
 
 ibv_port_attr LinkResources::port_attr() const
@@ -299,7 +345,7 @@ void LinkResources::connect(const net::Endpoint& peer)
             ah.grh.traffic_class = setup_.traffic_class;
             ah.grh.flow_label = setup_.flow_label;
         }
-        ah_.reset(ibv_create_ah(pd_.get(), &ah));
+        ah_.reset(ibv_create_ah(pd(), &ah));
         if (!ah_) {
             const int err = errno;
             throw SystemError("ibv_create_ah", err, verb_failure_hint("create_ah", err, address_passed(peer), ""));

@@ -26,6 +26,22 @@ namespace qps::verbs {
 
 using AddressHandle = std::unique_ptr<ibv_ah, Destroy<&ibv_destroy_ah>>;
 
+// bw --srq: a side's QPs that receive share one PD and one shared receive
+// queue of the side's receive depth, made by the first QP on its context.
+// Every receive lands in that first QP's receive half (any QP may take any
+// receive, and the senders' data is one pattern); the SRQ holds no more
+// receives than its depth, as each lane reposts only what it took.
+struct SharedReceive {
+    ibv_context* ctx = nullptr;  // the context it was made on: every QP of it must be there
+    ProtectionDomain pd;
+    SharedReceiveQueue srq;
+    std::uint32_t depth = 0;  // receives it holds (granted max_wr may be higher)
+    // Where every receive lands: the first QP's receive half.
+    std::uintptr_t addr = 0;
+    std::uint32_t length = 0, lkey = 0;
+    std::uint32_t qps = 0;  // the QPs made on it
+};
+
 struct LinkSetup : QpKnobs {
     std::string device;              // "" = the first
     std::uint8_t port = 1;
@@ -44,6 +60,9 @@ struct LinkSetup : QpKnobs {
     // The side's opened device, shared by all its QPs; null: the resources
     // open `device` themselves.
     SharedDevice opened;
+    // bw --srq on a receiving side: the SRQ (and PD) its QPs share; null:
+    // each QP has a receive queue (and PD) of its own.
+    std::shared_ptr<SharedReceive> shared_receive;
 };
 
 // The bytes one LinkResources pins against RLIMIT_MEMLOCK for `setup`: the
@@ -91,6 +110,9 @@ public:
     ibv_qp* qp() const { return qp_.get(); }
     ibv_cq* send_cq() const { return send_cq_.get(); }
     ibv_cq* recv_cq() const { return recv_cq_.get(); }
+    // bw --srq: the SRQ this QP takes its receives from (null: its own queue).
+    const SharedReceive* shared_receive() const { return shared_.get(); }
+    ibv_srq* srq() const { return shared_ ? shared_->srq.get() : nullptr; }
     ibv_ah* ah() const { return ah_.get(); }
     std::uint32_t remote_qpn() const { return remote_.qpn; }
     const net::Endpoint& remote() const { return remote_; }
@@ -119,7 +141,11 @@ private:
     CmId cm_;              // rdma_cm: the ID, and through it the context; destroyed last
     SharedDevice device_;  // before the objects made on it: closed after them
     ibv_context* ctx_ = nullptr;  // device_'s or cm_'s
-    ProtectionDomain pd_;
+    std::shared_ptr<SharedReceive> shared_;  // bw --srq: its PD is the QP's; released before the context
+    ProtectionDomain pd_;                    // null with shared_
+    ibv_pd* pd() const { return shared_ ? shared_->pd.get() : pd_.get(); }
+    // bw --srq: the shared PD and SRQ, made here when this is the first QP.
+    void join_shared_receive(ibv_context* ctx);
     CompletionQueue send_cq_, recv_cq_;
     PageBuffer buffer_;  // page-aligned, zeroed
     std::size_t half_ = 0;

@@ -1,6 +1,7 @@
 #include "src/verbs/objects.hpp"
 
 #include <cerrno>
+#include <fcntl.h>
 #include <fmt/format.h>
 
 #include "src/error.hpp"
@@ -63,13 +64,50 @@ ibv_srq_init_attr_ex srq_init_attr_ex(ibv_pd* pd, const SrqSpec& spec)
     a.srq_type = IBV_SRQT_BASIC;
     a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD;
     a.pd = pd;
+    if (spec.xrcd) {
+        a.srq_type = IBV_SRQT_XRC;
+        a.comp_mask |= IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ;
+        a.xrcd = spec.xrcd;
+        a.cq = spec.cq;
+    }
     return a;
+}
+
+ibv_xrcd_init_attr xrcd_init_attr(int fd)
+{
+    ibv_xrcd_init_attr a{};
+    a.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS;
+    a.fd = fd;
+    a.oflags = O_CREAT;
+    return a;
+}
+
+XrcDomain open_xrcd(ibv_context* ctx, int fd)
+{
+    ibv_xrcd_init_attr a = xrcd_init_attr(fd);
+    return XrcDomain(ibv_open_xrcd(ctx, &a));
+}
+
+ibv_qp_open_attr qp_open_attr(ibv_xrcd* xrcd, std::uint32_t qpn)
+{
+    ibv_qp_open_attr a{};
+    a.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE;
+    a.qp_num = qpn;
+    a.xrcd = xrcd;
+    a.qp_type = IBV_QPT_XRC_RECV;
+    return a;
+}
+
+QueuePair open_xrc_qp(ibv_context* ctx, ibv_xrcd* xrcd, std::uint32_t qpn)
+{
+    ibv_qp_open_attr a = qp_open_attr(xrcd, qpn);
+    return QueuePair(ibv_open_qp(ctx, &a));
 }
 
 SharedReceiveQueue create_srq(ibv_pd* pd, const SrqSpec& spec, ibv_srq_attr* granted)
 {
     ibv_srq_init_attr_ex a = srq_init_attr_ex(pd, spec);
-    SharedReceiveQueue srq(ibv_create_srq_ex(pd->context, &a));
+    SharedReceiveQueue srq(ibv_create_srq_ex(spec.xrcd ? spec.xrcd->context : pd->context, &a));
     if (!srq)
         return srq;
     if (spec.limit > 0) {

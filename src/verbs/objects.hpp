@@ -53,12 +53,26 @@ struct SrqSpec {
     std::uint32_t max_wr = 16;
     std::uint32_t max_sge = 1;
     std::uint32_t limit = 0;
+    // An XRC SRQ (IBV_SRQT_XRC): of this domain, its completions on `cq`;
+    // senders name it by its SRQ number (ibv_get_srq_num).
+    ibv_xrcd* xrcd = nullptr;
+    ibv_cq* cq = nullptr;
 };
 ibv_srq_init_attr_ex srq_init_attr_ex(ibv_pd* pd, const SrqSpec& spec);  // srq_limit 0
 // The SRQ, armed, or null with errno set (the SRQ destroyed again when the
 // device refused the limit); `granted` (when given) receives what the
 // device granted (max_wr and max_sge may be rounded up) and the limit.
 SharedReceiveQueue create_srq(ibv_pd* pd, const SrqSpec& spec, ibv_srq_attr* granted = nullptr);
+
+// An XRC domain on the file `fd` (ibv_open_xrcd, O_CREAT): every process
+// that opens the same file on the device shares the domain. Null with
+// errno set.
+ibv_xrcd_init_attr xrcd_init_attr(int fd);
+XrcDomain open_xrcd(ibv_context* ctx, int fd);
+// The XRC_RECV QP `qpn` of `xrcd`, opened (ibv_open_qp) so that another
+// process can query or modify it; null with errno set.
+ibv_qp_open_attr qp_open_attr(ibv_xrcd* xrcd, std::uint32_t qpn);
+QueuePair open_xrc_qp(ibv_context* ctx, ibv_xrcd* xrcd, std::uint32_t qpn);
 
 // Throw SystemError("ibv_alloc_pd(rxe0)", ...).
 ProtectionDomain alloc_pd(ibv_context* ctx, const std::string& device);

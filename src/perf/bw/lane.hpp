@@ -26,7 +26,7 @@ inline constexpr std::uint64_t no_limit = std::numeric_limits<std::uint64_t>::ma
 // One QP's send and receive state, its WR chains built once.
 class Lane {
 public:
-    Lane(verbs::LinkResources& res, const BwRun& run) : res_(res), run_(run)
+    Lane(verbs::LinkResources& res, const BwRun& run) : res_(res), run_(run), srq_(res.srq())
     {
         wr_.resize(run.post_list);
         sge_.resize(run.post_list);
@@ -92,6 +92,7 @@ public:
             }
             ++ok;
         }
+        received_ += ok;
         outstanding_receives_ -= static_cast<std::uint32_t>(n);
         while (run_.rx_depth - outstanding_receives_ >= rx_batch_)
             post_receives(rx_batch_);
@@ -113,6 +114,7 @@ public:
     }
 
     bool sending_done() const { return posted_ == limit_ && completed_ == limit_; }
+    std::uint64_t received() const { return received_; }
     std::uint64_t completed() const { return completed_; }
 
     // Receives are counted by the caller across runs (see post_initial_receives).
@@ -151,20 +153,24 @@ private:
         posted_ += n;
     }
 
+    // Into the QP's own receive queue, or (--srq) the shared one: a lane
+    // there reposts only what its QP took, so the SRQ never holds more
+    // than its depth.
     [[gnu::always_inline]] void post_receives(std::uint32_t n)
     {
         rwr_[n - 1].next = nullptr;
         ibv_recv_wr* bad = nullptr;
-        const int rc = ibv_post_recv(res_.qp(), rwr_.data(), &bad);
+        const int rc = srq_ ? ibv_post_srq_recv(srq_, rwr_.data(), &bad) : ibv_post_recv(res_.qp(), rwr_.data(), &bad);
         if (n < rx_batch_)
             rwr_[n - 1].next = &rwr_[n];
         if (rc != 0)
-            throw SystemError("ibv_post_recv", rc);
+            throw SystemError(srq_ ? "ibv_post_srq_recv" : "ibv_post_recv", rc);
         outstanding_receives_ += n;
     }
 
     verbs::LinkResources& res_;
     const BwRun& run_;
+    ibv_srq* srq_ = nullptr;  // --srq: receives go here
     std::vector<ibv_send_wr> wr_;
     std::vector<ibv_sge> sge_;
     std::vector<ibv_recv_wr> rwr_;
@@ -172,6 +178,7 @@ private:
     std::uint32_t rx_batch_ = 1;
     std::uint64_t posted_ = 0, completed_ = 0, limit_ = 0, last_signalled_ = 0;
     std::uint32_t outstanding_receives_ = 0;
+    std::uint64_t received_ = 0;  // receives completed with SUCCESS
 };
 
 }  // namespace qps::perf

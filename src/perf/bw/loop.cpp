@@ -323,8 +323,10 @@ void finish_run(BwLoop& l, const RunEntry& entry)
             lane.refill_receives();
     r.tx = run.sends ? l.tx.stats(l.clock) : std::nullopt;
     r.rx = run.receives ? l.rx.stats(l.clock) : std::nullopt;
-    for (const auto& lane : l.lanes)
+    for (const auto& lane : l.lanes) {
         r.sends_completed += lane.completed();
+        r.qps_received += lane.received() > 0 ? 1 : 0;
+    }
     if (run.crew.size > 1) {
         r.tx_trace.start_tick = l.tx.start_tick();
         r.tx_trace.end_tick = l.tx.end_tick();

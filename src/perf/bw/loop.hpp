@@ -93,11 +93,14 @@ struct BwResult {
     // Send WRs completed on every lane, warm-up and cool-down included (the
     // atomics' count, which the target's counters must show).
     std::uint64_t sends_completed = 0;
+    // QPs that completed at least one receive (--srq: how many the one SRQ served).
+    std::uint32_t qps_received = 0;
 };
 
 // Receive WRs for the send op: called once after connect, before the first
 // barrier, on a side that receives; every run starts with and leaves each
-// QP with rx_depth receives posted.
+// QP with rx_depth receives posted (--srq: the one SRQ, called for the
+// first QP only).
 void post_initial_receives(verbs::LinkResources& res, std::uint32_t rx_depth);
 
 BwResult run_bandwidth(const std::vector<verbs::LinkResources*>& lanes, const BwRun& run, const Clock& clock);

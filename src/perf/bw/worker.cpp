@@ -47,6 +47,7 @@ BwResult total_of(const std::vector<BwResult>& results, const BwRun& run, const 
         total.cpu.sys_s += r.cpu.sys_s;
         total.cpu.wall_s = std::max(total.cpu.wall_s, r.cpu.wall_s);
         total.sends_completed += r.sends_completed;
+        total.qps_received += r.qps_received;
     }
     if (run.sends)
         total.tx = aggregate(tx, ticks_per_s);

@@ -153,6 +153,7 @@ constexpr std::uint64_t looks_between_messages = 10;
 // it through Loop after every call into the provider.
 struct Hot {
     ibv_qp* qp;
+    ibv_srq* srq;  // --srq: receives go here
     ibv_cq* send_cq;
     ibv_cq* recv_cq;
     volatile std::uint8_t* mark_out;       // write: the last byte of our message
@@ -165,7 +166,7 @@ struct Hot {
     std::uint64_t* end;  // of the sample log
 
     Hot(Loop& l, std::uint64_t* log_end)
-        : qp(l.res.qp()), send_cq(l.res.send_cq()), recv_cq(l.res.recv_cq()),
+        : qp(l.res.qp()), srq(l.res.srq()), send_cq(l.res.send_cq()), recv_cq(l.res.recv_cq()),
           mark_out(l.res.send_buf() + last_byte(l.run)), mark_in(l.res.recv_buf() + last_byte(l.run)),
           signalled(&l.wrs.signalled), silent(&l.wrs.silent), recv(&l.wrs.recv), tsc(l.tsc), total(l.total),
           warmup(l.run.warmup), end(log_end)
@@ -173,6 +174,20 @@ struct Hot {
     }
     static std::uint32_t last_byte(const LatencyRun& run) { return run.size ? run.size - 1 : 0; }
 };
+
+// The receive a send op's loop posts back: into the QP's own queue, or
+// (--srq, decided once per run, not per message) the shared one.
+template <bool srq>
+[[gnu::always_inline]] inline void post_receive(const Hot& h)
+{
+    if constexpr (srq) {
+        ibv_recv_wr* bad = nullptr;
+        if (int rc = ibv_post_srq_recv(h.srq, h.recv, &bad); rc != 0) [[unlikely]]
+            throw SystemError("ibv_post_srq_recv", rc);
+    } else {
+        post_recv(h.qp, h.recv);
+    }
+}
 
 // Busy-polls `cq` for one completion; false when the watchdog says stop.
 [[gnu::always_inline]] inline bool wait_cq(ibv_cq* cq, const char* what, Loop& l, std::uint64_t progress)
@@ -216,7 +231,7 @@ struct Hot {
 // this loop's. The post tick t0 is stored beside it: the loop period (post
 // to next post, everything included: perftest's sample) is derived from
 // consecutive t0s after the loop.
-template <Op op>
+template <Op op, bool srq = false>
 [[gnu::always_inline]] inline void client_iterations(Loop& l)
 {
     const Hot h(l, l.posted.end());
@@ -258,7 +273,7 @@ template <Op op>
         cur[1] = t0;
         cur += 2;
         if constexpr (op == Op::send)
-            post_recv(h.qp, h.recv);
+            post_receive<srq>(h);
         if constexpr (!one_sided(op))
             if (i % signal_every == 0)
                 reap_sends(h.send_cq);
@@ -282,7 +297,7 @@ template <Op op>
 // else comes after the answer is on its way. It measures too: the time
 // between two answers is also one round trip (its first sample, from
 // nothing, is dropped with the warm-up).
-template <Op op>
+template <Op op, bool srq = false>
 [[gnu::always_inline]] inline void server_iterations(Loop& l)
 {
     const Hot h(l, l.log.end());
@@ -310,7 +325,7 @@ template <Op op>
         post_send(h.qp, i % signal_every == 0 ? h.signalled : h.silent);
         const std::uint64_t t = Clock::read(h.tsc);
         if constexpr (op == Op::send)
-            post_recv(h.qp, h.recv);
+            post_receive<srq>(h);
         if (cur == h.end) [[unlikely]]
             cur = l.log.drain(cur, l.histogram);
         *cur++ = t - last;
@@ -375,7 +390,7 @@ namespace hot {
 [[gnu::noinline]] void client_loop(Loop& l)
 {
     switch (l.run.op) {
-    case Op::send: return client_iterations<Op::send>(l);
+    case Op::send: return l.res.srq() ? client_iterations<Op::send, true>(l) : client_iterations<Op::send>(l);
     case Op::write: return client_iterations<Op::write>(l);
     case Op::read: return client_iterations<Op::read>(l);
     case Op::fadd: return client_iterations<Op::fadd>(l);
@@ -386,7 +401,7 @@ namespace hot {
 [[gnu::noinline]] void server_loop(Loop& l)
 {
     switch (l.run.op) {
-    case Op::send: return server_iterations<Op::send>(l);
+    case Op::send: return l.res.srq() ? server_iterations<Op::send, true>(l) : server_iterations<Op::send>(l);
     case Op::write: return server_iterations<Op::write>(l);
     case Op::read:
     case Op::fadd:
@@ -401,8 +416,15 @@ void prepost_receives(verbs::LinkResources& res, std::uint32_t size)
     LatencyRun run;
     run.size = size;
     Requests wrs(res, run);
-    for (int i = 0; i < 64; ++i)
-        post_recv(res.qp(), &wrs.recv);
+    for (int i = 0; i < 64; ++i) {
+        if (ibv_srq* srq = res.srq()) {  // --srq: 64 for each QP on it
+            ibv_recv_wr* bad = nullptr;
+            if (int rc = ibv_post_srq_recv(srq, &wrs.recv, &bad); rc != 0)
+                throw SystemError("ibv_post_srq_recv", rc);
+        } else {
+            post_recv(res.qp(), &wrs.recv);
+        }
+    }
 }
 
 LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun& run, const Clock& clock)

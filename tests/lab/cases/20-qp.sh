@@ -361,15 +361,21 @@ expect_valid qp-query
 expect_true "qp query: QP $SB takes its receives from SRQ $S" test "$(jqo '.qp.srq')" = "$S"
 run "$q" qp query "$SB"
 expect_true "text: the SRQ named" bash -c 'grep -qE "SRQ \(receives from\) +: $1\$" <<<"$2"' _ "$S" "$out"
+run "$q" --json qp post "$SB" --recv
+expect_rc 0
+expect_valid qp-post
+expect_true "post --recv on QP $SB: one receive into SRQ $S" \
+  test "$(jqo '.post.op == "recv" and .post.count == 1 and .post.srq.id == '"$S"' and .post.srq.posted == 1')" = true
 run "$q" --json qp post "$SA" --op send -s 64
 expect_rc 0
+expect_valid qp-post
 expect_true "send SUCCESS, the peer's receive (from the SRQ) got 64 bytes" test \
   "$(jqo '.post.completion.status.name')/$(jqo '.post.peer_completion.opcode.name')/$(jqo '.post.peer_completion.byte_len')" = "SUCCESS/RECV/64"
 run "$q" --json qp srq query "$S"
 expect_rc 0
 expect_valid qp-srq
-expect_true "SRQ $S serves both QPs, one receive posted to it" \
-  test "$(jq -c --argjson a "$SA" --argjson b "$SB" '([.qps[].raw] | sort) == ([$a, $b] | sort) and .posted == 1' <<<"$out")" = true
+expect_true "SRQ $S serves both QPs, one receive posted to it and taken" \
+  test "$(jq -c --argjson a "$SA" --argjson b "$SB" '([.qps[].raw] | sort) == ([$a, $b] | sort) and .posted == 1 and .consumed == 1' <<<"$out")" = true
 run "$q" qp srq destroy "$S"
 expect_rc 2
 expect_err_has "SRQ $S serves QP"
@@ -383,7 +389,79 @@ run "$q" --json qp create --srq "$S" -d rxe9
 expect_rc 2
 run "$q" --json qp destroy --all
 expect_rc 0
+
+case_ "qp srq: --limit armed, receives taken below it: SRQ_LIMIT_REACHED shown, with when; the limit disarmed"
+run "$q" --json qp srq create -d rxe0 --max-wr 16
+S=$(jqo '.id')
+run "$q" --json qp create -d rxe0 --pair --srq "$S"
+expect_rc 0
+SA=$(jqo '.qps[0].qpn.raw'); SB=$(jqo '.qps[1].qpn.raw')
+run "$q" --json qp post "$SB" --recv --count 8
+expect_rc 0
+run "$q" --json qp srq modify "$S" --limit 4
+expect_true "limit 4 armed, no event yet" test "$(jqo '.limit == 4 and .events == []')" = true
+run "$q" --json qp post "$SA" --op send --count 6
+expect_rc 0
+expect_valid qp-post
+expect_true "6 sends, 6 SUCCESS, 6 receives on the peer" \
+  test "$(jqo '.post.count == 6 and .post.completed == 6 and .post.succeeded == 6 and .post.peer_completions == 6')" = true
+eventually 10 bash -c '"$1" --json qp srq query "$2" | jq -e ".events | length > 0" >/dev/null' _ "$q" "$S" ||
+  bad "no event in 10 s"
+run "$q" --json qp srq query "$S"
+expect_valid qp-srq
+expect_true "SRQ_LIMIT_REACHED (2 left of 8, below 4), a warning with its time; the limit reads 0 (fired)" \
+  test "$(jqo '.events[0].event == "SRQ_LIMIT_REACHED" and .events[0].severity == "warning" and (.events[0].at | test("^20[0-9-]+T")) and .limit == 0 and .consumed == 6')" = true
+run "$q" qp srq query "$S"
+expect_out_has "SRQ_LIMIT_REACHED (warning)"
+run "$q" --json qp destroy --all
+expect_rc 0
+
+case_ "qp srq: an SRQ of depth 4 against 64 sends in flight, rnr-retry 1 (no -d): RNR_RETRY_EXC_ERR, named as the SRQ's depth"
+run "$q" --json qp srq create --max-wr 4
+S=$(jqo '.id')
+D=$(jqo '.max_wr')
+run "$q" --json qp create --pair --srq "$S" --send-wr 64 --rnr-retry 1 --min-rnr-timer 1
+expect_rc 0
+SA=$(jqo '.qps[0].qpn.raw'); SB=$(jqo '.qps[1].qpn.raw')
+run "$q" --json qp post "$SB" --recv --count "$D"
+expect_rc 0
+run "$q" --json qp post "$SA" --op send --count 64
+expect_rc 1
+expect_valid qp-post
+expect_true "the first failure is RNR_RETRY_EXC_ERR after the SRQ's $D receives were taken" \
+  test "$(jqo '.post.completion.status.name')/$(jqo '.post.succeeded')/$(jqo '.post.completed')" = "RNR_RETRY_EXC_ERR/$D/64"
+expect_true "rnr names the SRQ and its depth, the sends, the retries" bash -c \
+  'grep -qF "takes its receives from SRQ $1 of depth $2 (max_wr): $2 posted, $2 taken, 0 left when send $(($2 + 1)) of 64 arrived" <<<"$3" &&
+   grep -qF "gave up after rnr-retry 1" <<<"$3" && grep -qF "more than its depth" <<<"$3"' _ "$S" "$D" "$(jqo '.post.rnr')"
+run "$q" --json qp destroy --all
+expect_rc 0
 expect_true "destroy --all: the holder exits" test "$(jqo '.holder_exits')" = true
 eventually 30 bash -c '! pgrep -x qpscope-holder' || bad "the holder did not exit after destroy --all"
 expect_true "nothing left: no QP of ours in rdma res" test "$(non_gsi_qps)" = 0
+case_ "XRC on rxe0 (no -d, and -d rxe0): every XRC path of qp, ping-pong and bw is refused by name, exit 1, before anything is made"
+xrc_msg="rxe0 has no XRC: device_cap_flags lacks XRC (bit 20); XRC needs a device that has it (mlx4, mlx5, hns)"
+xrcd_file="$_scratch/xrc-domain"
+run "$q" qp create --transport xrc-send
+expect_rc 1; expect_err_lines 1; expect_err_has "$xrc_msg"
+run "$q" --json qp create -d rxe0 --transport xrc-recv --xrcd "$xrcd_file"
+expect_rc 1
+expect_valid error
+expect_true "the JSON error names it" test "$(jq -r '.error.message' <<<"$out")" = "$xrc_msg"
+run "$q" qp xrcd open "$xrcd_file"
+expect_rc 1; expect_err_has "$xrc_msg"
+expect_true "no domain file made" test ! -e "$xrcd_file"
+run "$q" qp srq create -d rxe0 --xrcd "$xrcd_file"
+expect_rc 1; expect_err_has "$xrc_msg"
+run "$q" qp query --xrcd "$xrcd_file" 0x11
+expect_rc 1; expect_err_has "$xrc_msg"
+run "$q" qp create --transport xrc-recv
+expect_rc 2; expect_err_has "--transport xrc-recv lives in an XRC domain: give --xrcd FILE"
+run timeout 60 "$q" ping-pong 127.0.0.1 --transport xrc -p 18690 --timeout 5
+expect_rc 1; expect_err_lines 1; expect_err_has "--transport xrc: $xrc_msg"
+run timeout 60 "$q" bw 127.0.0.1 -d rxe0 --transport xrc -p 18690 --timeout 5
+expect_rc 1; expect_err_has "--transport xrc: $xrc_msg"
+run timeout 60 "$q" bw -d rxe0 --transport xrc -p 18690 --timeout 5
+expect_rc 1; expect_err_has "--transport xrc: $xrc_msg"
+expect_true "nothing made: no QP of ours in rdma res" test "$(non_gsi_qps)" = 0
+
 sch_done

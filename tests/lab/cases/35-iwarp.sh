@@ -57,6 +57,19 @@ if [ "$iw_up" = 1 ]; then
   expect_rc 2
   expect_err_has "--op fadd: siw0 does no atomics"
 
+  case_ "iWARP has no XRC: siw0's XRC paths (qp create, qp xrcd open, --transport xrc) are refused by name, exit 1"
+  siw_xrc="siw0 has no XRC: device_cap_flags lacks XRC (bit 20); XRC needs a device that has it (mlx4, mlx5, hns)"
+  run "$q" qp create -d siw0 --transport xrc-send
+  expect_rc 1; expect_err_has "$siw_xrc"
+  run "$q" qp create -d siw0 --transport xrc-recv --xrcd "$_scratch/siw-xrcd"
+  expect_rc 1; expect_err_has "$siw_xrc"
+  run "$q" qp xrcd open -d siw0 "$_scratch/siw-xrcd"
+  expect_rc 1; expect_err_has "$siw_xrc"
+  run timeout 60 "$q" ping-pong 198.51.100.1 -d siw0 -p 18682 --transport xrc --timeout 5
+  expect_rc 1; expect_err_lines 1; expect_err_has "--transport xrc: $siw_xrc"
+  run timeout 60 "$q" bw -d siw0 -p 18682 --transport xrc --timeout 5
+  expect_rc 1; expect_err_has "--transport xrc: $siw_xrc"
+
   case_ "iWARP with --cm: ping-pong between two siw QPs (the server with -d, the client without)"
   timeout 90 "$q" --json ping-pong -d siw0 --cm -p 18683 --timeout 20 >"$_scratch/iw-server.json" 2>"$_scratch/iw-server.err" &
   iw_server=$!

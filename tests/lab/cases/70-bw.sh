@@ -3,6 +3,7 @@
 
 jqo() { jq -r "$1" <<<"$out"; }
 bw_log=$(mktemp)
+. "$here/schema-lib.sh"
 
 # bw_serve [ARGS]: a server in the background ($server is its pid).
 bw_serve() {
@@ -104,6 +105,43 @@ expect_out_has "server posts RDMA writes (data server → client), rates in MiB/
 expect_out_has "both directions together, in MiB/s"
 expect_true "a text row for 4096 bytes" grep -qE '^  4096 +[0-9]+ ' <<<"$out"
 
+case_ "bw --srq -q 8 --op send (client without -d): the server's 8 QPs take their receives from one SRQ, which served all 8; data checked"
+bw_serve --timeout 20
+run timeout 240 "$q" --json bw 127.0.0.1 --op send --srq -q 8 -s 1024 -n 500 --timeout 20
+wait "$server"; server_rc=$?
+expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+expect_valid bw
+expect_true "rates, windows, CPU of both sides, data check" bw_json_ok "$out" 1024 0
+expect_true "srq, 8 QPs; the receiver's one SRQ served 8 QPs; its data check names the SRQ" test \
+  "$(jq -r '[.test.srq, .test.qps, .client_posts[0].srq_qps_served, .client_posts[0].verified] | join("/")' <<<"$out")" = \
+  "true/8/8/ok: 1024 bytes through one SRQ serving 8 QPs"
+expect_true "the server adopted --srq and says so" test "$(jq -r '[.test.srq, .test.qps] | join("/")' "$bw_log")" = "true/8"
+bw_serve --timeout 20
+run timeout 120 "$q" bw 127.0.0.1 -d rxe0 --op send --srq -q 2 -s 256 -n 200 --timeout 20
+wait "$server"
+expect_rc 0
+expect_out_has "QPs ONE SRQ SERVED"
+expect_out_has "the SRQ's depth, shared by all QPs (send op)"
+run "$q" bw 127.0.0.1 --srq --op write
+expect_rc 2
+expect_err_has "--srq: a shared receive queue serves receives, which only --op send consumes (not --op write)"
+run "$q" bw 127.0.0.1 --srq --op send --transport ud
+expect_rc 2
+expect_err_has "--srq is built for connected QPs here: --transport rc or uc (not ud)"
+
+case_ "ping-pong --srq --threads 2: both sides' two QPs take their receives from one SRQ each; the server adopts it"
+"$q" --json ping-pong -d rxe0 --timeout 20 >"$bw_log" 2>&1 &
+server=$!
+run timeout 120 "$q" --json ping-pong 127.0.0.1 --op send --srq --threads 2 -s 64 -n 300 --timeout 20
+wait "$server"; server_rc=$?
+expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
+expect_valid ping-pong
+expect_true "client: one SRQ, 2 QPs on it, 128 receives deep at least" \
+  test "$(jq -r '.test.srq.qps == 2 and .test.srq.depth >= 128' <<<"$out")" = true
+expect_true "server: the same" test "$(jq -r '.test.srq.qps == 2 and .test.srq.depth >= 128' "$bw_log")" = true
+expect_true "latency measured on both client QPs, samples on each" \
+  test "$(jq -r '[.threads[] | select(.side == "client" and .samples > 0)] | length' <<<"$out")" = 2
+
 case_ "bw: duration mode has peak and minimum over windows, warm-up excluded"
 bw_serve --timeout 20
 run timeout 120 "$q" --json bw 127.0.0.1 -d rxe0 -D 1 -s 4096 --window 50 --timeout 20
@@ -171,3 +209,4 @@ run timeout 30 "$q" bw 127.0.0.1 -d rxe0 -p 18697 --timeout 1
 expect_rc 3; expect_err_lines 1
 expect_true "nothing of ours left in rdma resource show qp" no_qps_left
 rm -f "$bw_log"
+sch_done

@@ -68,7 +68,7 @@ TEST_CASE("the model of the command line: visible commands only")
     const auto* qp = completion::find_command(root, {"qp"});
     REQUIRE(qp != nullptr);
     CHECK(names(qp->subcommands) ==
-          std::vector<std::string>{"create", "modify", "query", "list", "post", "destroy", "srq"});
+          std::vector<std::string>{"create", "modify", "query", "list", "post", "destroy", "srq", "xrcd"});
 }
 
 TEST_CASE("the model: options, inherited globals, value kinds and words")
@@ -87,7 +87,7 @@ TEST_CASE("the model: options, inherited globals, value kinds and words")
     CHECK(option(root, {"qp", "modify"}, "--ib-port").kind == ValueKind::port);
     CHECK(option(root, {"ping-pong"}, "--op").words ==
           std::vector<std::string>{"send", "write", "read", "fadd", "cas"});
-    CHECK(option(root, {"ping-pong"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud"});
+    CHECK(option(root, {"ping-pong"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud", "xrc"});
     CHECK(option(root, {"ping-pong"}, "--inline").words == std::vector<std::string>{"auto", "on", "off"});
     CHECK(option(root, {"ping-pong"}, "-m").words == qp::mtu_words());
     CHECK(option(root, {"ping-pong"}, "-p").kind == ValueKind::text);  // the TCP port: a number
@@ -101,8 +101,8 @@ TEST_CASE("the model: options, inherited globals, value kinds and words")
     CHECK(access.words == qp::access_words());
     CHECK(access.words.front() == "local_write");
     CHECK(option(root, {"qp", "create"}, "--to").words == std::vector<std::string>{"init", "rtr", "rts"});
-    CHECK(option(root, {"qp", "create"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud"});
-    CHECK(option(root, {"qp", "list"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud"});
+    CHECK(option(root, {"qp", "create"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud", "xrc-send", "xrc-recv"});
+    CHECK(option(root, {"qp", "list"}, "--transport").words == std::vector<std::string>{"rc", "uc", "ud", "xrc-send", "xrc-recv"});
     CHECK(option(root, {"qp", "list"}, "--state").kind == ValueKind::choice);
 
     const auto* modify = completion::find_command(root, {"qp", "modify"});
@@ -177,7 +177,7 @@ TEST_CASE("mistyped commands and options are named with the closest valid one")
     CHECK(usage_error({"prots"}) == "unknown command 'prots': did you mean 'ports'? commands are ports, qp, cm, ping-pong, bw, doctor, path, explain, mesh, watch");
     CHECK(usage_error({"frobnicate"}) == "unknown command 'frobnicate': commands are ports, qp, cm, ping-pong, bw, doctor, path, explain, mesh, watch");
     CHECK(usage_error({"--json", "qp", "crate"}) ==
-          "unknown command 'crate': did you mean 'create'? qp commands are create, modify, query, list, post, destroy, srq");
+          "unknown command 'crate': did you mean 'create'? qp commands are create, modify, query, list, post, destroy, srq, xrcd");
     CHECK(usage_error({"ports", "--devcie", "x"}) == "unknown option --devcie: did you mean --device?");
     CHECK(usage_error({"qp", "modify", "0x11", "--sate", "rtr"}) == "unknown option --sate: did you mean --state?");
     CHECK(usage_error({"--jsno", "ports"}) == "unknown option --jsno: did you mean --json?");

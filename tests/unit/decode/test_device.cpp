@@ -109,3 +109,14 @@ TEST_CASE("connection path: iWARP connects only through rdma_cm; InfiniBand and 
         CHECK(transport(c.transport).known);  // a listed transport has a name to be refused by
     }
 }
+
+TEST_CASE("XRC: bit 20 of device_cap_flags; a device without it is refused by name, with the drivers that have it")
+{
+    CHECK(qps::decode::has_xrc(std::uint64_t{1} << 20));
+    CHECK(qps::decode::has_xrc((std::uint64_t{1} << 20) | 1));
+    CHECK_FALSE(qps::decode::has_xrc(0));
+    CHECK_FALSE(qps::decode::has_xrc(~(std::uint64_t{1} << 20)));
+    CHECK(qps::decode::no_xrc_text("rxe0") ==
+          "rxe0 has no XRC: device_cap_flags lacks XRC (bit 20); XRC needs a device that has it (mlx4, mlx5, hns)");
+    CHECK(qps::decode::no_xrc_text("siw0").starts_with("siw0 has no XRC: "));
+}

@@ -45,15 +45,31 @@ TEST_CASE("a QP type's word comes from the one table of names; the created types
     CHECK(qp_type_word(IBV_QPT_XRC_SEND) == "xrc-send");
     CHECK(qp_type_word(IBV_QPT_RAW_PACKET) == "raw-packet");
     CHECK(qp_type_word(77).empty());
-    CHECK(created_qp_type_words() == std::vector<std::string>{"rc", "uc", "ud"});
+    CHECK(created_qp_type_words() == std::vector<std::string>{"rc", "uc", "ud", "xrc-send", "xrc-recv"});
     CHECK(created_qp_type("rc") == IBV_QPT_RC);
     CHECK(created_qp_type("Uc") == IBV_QPT_UC);
     CHECK(created_qp_type("UD") == IBV_QPT_UD);
+    CHECK(created_qp_type("xrc-send") == IBV_QPT_XRC_SEND);
+    CHECK(created_qp_type("XRC-RECV") == IBV_QPT_XRC_RECV);
     // Named, but not created by qpscope (yet): refused.
     CHECK_FALSE(created_qp_type("raw-packet"));
-    CHECK_FALSE(created_qp_type("xrc-send"));
+    CHECK_FALSE(created_qp_type("xrc"));  // a test's word, not a QP type
     CHECK_FALSE(created_qp_type(""));
     CHECK_FALSE(created_qp_type("rcx"));
+}
+
+TEST_CASE("a test's transports: rc, uc, ud, and xrc for the sender's XRC_SEND (perftest's -c XRC)")
+{
+    CHECK(link_qp_type_words() == std::vector<std::string>{"rc", "uc", "ud", "xrc"});
+    CHECK(link_qp_type_word(IBV_QPT_XRC_SEND) == "xrc");
+    CHECK(link_qp_type_word(IBV_QPT_RC) == "rc");
+    CHECK(link_qp_type("XRC") == IBV_QPT_XRC_SEND);
+    CHECK(link_qp_type("ud") == IBV_QPT_UD);
+    CHECK_FALSE(link_qp_type("xrc-send"));
+    CHECK_FALSE(link_qp_type("xrc-recv"));
+    CHECK(is_xrc(IBV_QPT_XRC_SEND));
+    CHECK(is_xrc(IBV_QPT_XRC_RECV));
+    CHECK_FALSE(is_xrc(IBV_QPT_RC));
 }
 
 TEST_CASE("path migration state")

@@ -136,14 +136,14 @@ TEST_CASE("parse_qp_type: rc, uc, ud in any case; anything else names the transp
     CHECK(parse_qp_type("rc") == 2);
     CHECK(parse_qp_type("uc") == 3);
     CHECK(parse_qp_type("ud") == 4);
-    CHECK(thrown<UsageError>([] { parse_qp_type("xrc"); }) == "the transport 'xrc': valid types are rc, uc, ud");
-    CHECK(thrown<UsageError>([] { parse_qp_type(""); }) == "the transport '': valid types are rc, uc, ud");
+    CHECK(thrown<UsageError>([] { parse_qp_type("xrc"); }) == "the transport 'xrc': valid types are rc, uc, ud, xrc-send, xrc-recv");
+    CHECK(thrown<UsageError>([] { parse_qp_type(""); }) == "the transport '': valid types are rc, uc, ud, xrc-send, xrc-recv");
     try {
         parse_qp_type("raw_packet");
         FAIL("raw_packet was taken");
     } catch (const UsageError& e) {
         CHECK(e.naming([](qps::Given g) { return g == qps::Given::transport ? std::string("--transport") : "?"; }) ==
-              "--transport 'raw_packet': valid types are rc, uc, ud");
+              "--transport 'raw_packet': valid types are rc, uc, ud, xrc-send, xrc-recv");
     }
 }
 

@@ -269,3 +269,42 @@ TEST_CASE("atomic_post_problem: the remote address must be 8-byte aligned")
     f.remote_addr = 0x1003;
     CHECK(problem(f) == "--raddr 0x1003: an atomic's target must be 8-byte aligned");
 }
+
+// ------------------------------------------------------------ --recv, --count
+
+TEST_CASE("post --recv: receives of the whole buffer, --count of them; a send's operands refused by name")
+{
+    PostFlags f;
+    f.recv = true;
+    f.count = 4;
+    const PostRequest r = parse_post_flags(f);
+    CHECK(r.recv);
+    CHECK(r.count == 4u);
+    CHECK(parse_post_flags([] {
+              PostFlags g;
+              g.recv = true;
+              return g;
+          }()).count == 1u);  // no --count: one
+
+    PostFlags sized = f;
+    sized.size = 64;
+    CHECK(contains(refusal(sized), "--recv posts receives of the QP's whole buffer: -s belongs to a send"));
+    PostFlags write = f;
+    write.op = "write";
+    CHECK(contains(refusal(write), ": --op belongs to a send, write, read or atomic"));
+    PostFlags keyed = f;
+    keyed.rkey = "0x10";
+    CHECK(contains(refusal(keyed), ": --rkey belongs"));
+}
+
+TEST_CASE("post --count: sends keep their operands; no --recv")
+{
+    PostFlags f = flags("send");
+    f.count = 64;
+    f.size = 128;
+    const PostRequest r = parse_post_flags(f);
+    CHECK(!r.recv);
+    CHECK(r.count == 64u);
+    CHECK(r.size == 128u);
+    CHECK(r.op == PostOp::send);
+}

@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
+#include <fcntl.h>
 
+#include "src/error.hpp"
+#include "src/json.hpp"
 #include "src/verbs/create_qp.hpp"
 #include "src/verbs/objects.hpp"
 
@@ -102,6 +105,40 @@ TEST_CASE("a basic SRQ is asked for on its PD with its depth and SGEs, the limit
     CHECK(a.cq == nullptr);
 }
 
+TEST_CASE("an XRC SRQ is of its domain, with the CQ its completions go to, on its PD")
+{
+    auto* pd = reinterpret_cast<ibv_pd*>(0x1000);
+    auto* xrcd = reinterpret_cast<ibv_xrcd*>(0x3000);
+    auto* cq = reinterpret_cast<ibv_cq*>(0x2000);
+    qps::verbs::SrqSpec s;
+    s.max_wr = 64;
+    s.xrcd = xrcd;
+    s.cq = cq;
+    const ibv_srq_init_attr_ex a = qps::verbs::srq_init_attr_ex(pd, s);
+    CHECK(a.srq_type == IBV_SRQT_XRC);
+    CHECK(a.comp_mask ==
+          (IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ));
+    CHECK(a.pd == pd);
+    CHECK(a.xrcd == xrcd);
+    CHECK(a.cq == cq);
+    CHECK(a.attr.max_wr == 64);
+}
+
+TEST_CASE("an XRC domain is opened on a file, created when missing; an XRC_RECV QP is opened by number in it")
+{
+    const ibv_xrcd_init_attr x = qps::verbs::xrcd_init_attr(7);
+    CHECK(x.comp_mask == (IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS));
+    CHECK(x.fd == 7);
+    CHECK(x.oflags == O_CREAT);
+
+    auto* xrcd = reinterpret_cast<ibv_xrcd*>(0x3000);
+    const ibv_qp_open_attr o = qps::verbs::qp_open_attr(xrcd, 0x1234);
+    CHECK(o.comp_mask == (IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_XRCD | IBV_QP_OPEN_ATTR_TYPE));
+    CHECK(o.qp_num == 0x1234u);
+    CHECK(o.xrcd == xrcd);
+    CHECK(o.qp_type == IBV_QPT_XRC_RECV);
+}
+
 TEST_CASE("qp create's request becomes the same spec, one CQ for both queues")
 {
     CreateRequest c;
@@ -123,4 +160,33 @@ TEST_CASE("qp create's request becomes the same spec, one CQ for both queues")
     CHECK(s.cap.max_recv_sge == 4);
     CHECK(s.cap.max_inline_data == 64);
     CHECK_FALSE(s.sq_sig_all);
+}
+
+TEST_CASE("qp create's XRC options: xrc-recv needs its domain's file, nothing else takes one, no SRQ of ours")
+{
+    const auto refusal = [](const qps::Json& j) {
+        try {
+            qps::verbs::create_request_from_json(j);
+        } catch (const qps::UsageError& e) {
+            return std::string(e.what());
+        }
+        return std::string("taken");
+    };
+    CHECK(refusal({{"type", IBV_QPT_XRC_RECV}}) ==
+          "the transport xrc-recv lives in an XRC domain: give the XRC domain's file FILE (the file every process "
+          "that shares the domain opens; qp xrcd open FILE)");
+    CHECK(refusal({{"type", IBV_QPT_XRC_RECV}, {"xrcd", "/tmp/d"}}) == "taken");
+    CHECK(refusal({{"type", IBV_QPT_XRC_SEND}}) == "taken");
+    CHECK(refusal({{"type", IBV_QPT_RC}, {"xrcd", "/tmp/d"}}) ==
+          "the XRC domain's file /tmp/d: only an xrc-recv QP lives in an XRC domain (the transport rc takes a "
+          "protection domain; an XRC SRQ: qp srq create the XRC domain's file)");
+    CHECK(refusal({{"type", IBV_QPT_XRC_SEND}, {"srq", 1}}).starts_with(
+        "the SRQ 1: the transport xrc-send has no receive queue to share"));
+    CHECK(refusal({{"type", IBV_QPT_XRC_RECV}, {"xrcd", "/tmp/d"}, {"srq", 2}}).starts_with(
+        "the SRQ 2: the transport xrc-recv has no receive queue to share"));
+    // xrc-send has no receive side: the spec asks for none.
+    CreateRequest c;
+    c.type = IBV_QPT_XRC_SEND;
+    CHECK(qp_spec(c, nullptr).cap.max_recv_wr == 0);
+    CHECK(qp_spec(c, nullptr).cap.max_recv_sge == 0);
 }

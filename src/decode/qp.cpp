@@ -137,41 +137,44 @@ std::string qp_type_word(int type)
     return word;
 }
 
+namespace {
+
+// The type among `types` whose word (`word_of`) is `word`, any case.
+template <std::size_t N>
+std::optional<ibv_qp_type> type_of_word(const std::array<ibv_qp_type, N>& types, std::string (*word_of)(int),
+                                        std::string_view word)
+{
+    const std::string folded = lower(word);
+    for (const ibv_qp_type t : types)
+        if (word_of(t) == folded)
+            return t;
+    return std::nullopt;
+}
+
+template <std::size_t N>
+std::vector<std::string> words_of(const std::array<ibv_qp_type, N>& types, std::string (*word_of)(int))
+{
+    std::vector<std::string> out;
+    for (const ibv_qp_type t : types)
+        out.push_back(word_of(t));
+    return out;
+}
+
+}  // namespace
+
 std::optional<ibv_qp_type> created_qp_type(std::string_view word)
 {
-    const std::string folded = lower(word);
-    for (const ibv_qp_type t : created_qp_types)
-        if (qp_type_word(t) == folded)
-            return t;
-    return std::nullopt;
+    return type_of_word(created_qp_types, qp_type_word, word);
 }
-
-std::vector<std::string> created_qp_type_words()
-{
-    std::vector<std::string> out;
-    for (const ibv_qp_type t : created_qp_types)
-        out.push_back(qp_type_word(t));
-    return out;
-}
+std::vector<std::string> created_qp_type_words() { return words_of(created_qp_types, qp_type_word); }
 
 std::string link_qp_type_word(int type) { return type == IBV_QPT_XRC_SEND ? "xrc" : qp_type_word(type); }
-
 std::optional<ibv_qp_type> link_qp_type(std::string_view word)
 {
-    const std::string folded = lower(word);
-    for (const ibv_qp_type t : link_qp_types)
-        if (link_qp_type_word(t) == folded)
-            return t;
-    return std::nullopt;
+    return type_of_word(link_qp_types, link_qp_type_word, word);
 }
+std::vector<std::string> link_qp_type_words() { return words_of(link_qp_types, link_qp_type_word); }
 
-std::vector<std::string> link_qp_type_words()
-{
-    std::vector<std::string> out;
-    for (const ibv_qp_type t : link_qp_types)
-        out.push_back(link_qp_type_word(t));
-    return out;
-}
 Decoded kernel_qp_type(int raw)
 {
     return lookup<int>(special_qp_type_table, raw) ? decode_enum<int>(special_qp_type_table, raw) : qp_type(raw);

@@ -64,10 +64,13 @@ static_assert(values_unique<int>(qp_type_table));
 static_assert(lookup<int>(qp_type_table, IBV_QPT_DRIVER).has_value(), "last ibv_qp_type");
 
 // The kernel's ib_qp_type (RDMA netlink's RDMA_NLDEV_ATTR_RES_TYPE) is
-// ibv_qp_type plus the two special QPs every IB port has, below RC.
-inline constexpr std::array<EnumEntry<int>, 2> special_qp_type_table{{
+// ibv_qp_type plus the two special QPs every IB port has, below RC; the
+// kernel (and iproute2's rdma) call the XRC types by their IB names.
+inline constexpr std::array<EnumEntry<int>, 4> special_qp_type_table{{
     {0, "SMI"},
     {1, "GSI"},
+    {IBV_QPT_XRC_SEND, "XRC_INI"},
+    {IBV_QPT_XRC_RECV, "XRC_TGT"},
 }};
 
 inline constexpr std::array<EnumEntry<int>, 3> mig_state_table{{

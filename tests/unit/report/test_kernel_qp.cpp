@@ -29,6 +29,10 @@ TEST_CASE("kernel QP report: types, states, port and the optional members decode
 
     q.type = 0;
     CHECK(*report::kernel_qp_report(q).type.name == "SMI");
+    q.type = 9;  // the kernel's IB_QPT_XRC_INI, iproute2's "XRC_INI"
+    CHECK(*report::kernel_qp_report(q).type.name == "XRC_INI");
+    q.type = 10;
+    CHECK(*report::kernel_qp_report(q).type.name == "XRC_TGT");
     q.type = IBV_QPT_RC;
     q.port = 1;
     q.path_mig_state = IBV_MIG_ARMED;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,6 +51,19 @@ struct KernelQp {
 // error reported by the kernel (NLMSG_ERROR, or a negative status in
 // NLMSG_DONE) with that errno; OperationError on a malformed or unexpected reply.
 std::vector<KernelQp> list_kernel_qps();
+
+// The kernel resumes a multi-part QP dump by position, not by QP number
+// (nldev.c res_get_common_dumpit: cb->args[0] counts entries): QPs
+// destroyed between two parts shift the rest, and the QPs at the resume
+// point are left out of that dump though they live. A reader that compares
+// dumps (qpscope watch) would call them destroyed, and created again a look
+// later. confirm_missing() takes `now`, a dump, and `before`, the last one:
+// while QPs of `before` are missing from `now`, it dumps again (`relist`,
+// at most `tries` times) and puts back each missing QP a later dump has, with
+// that dump's reading. A QP is gone only when every dump lacks it. Returns
+// the dumps taken.
+int confirm_missing(std::vector<KernelQp>& now, const std::vector<KernelQp>& before,
+                    const std::function<std::vector<KernelQp>()>& relist, int tries = 2);
 
 // An RDMA device and one of its ports as RDMA netlink names them
 // (RDMA_NLDEV_CMD_GET, then RDMA_NLDEV_CMD_PORT_GET per device, as `rdma

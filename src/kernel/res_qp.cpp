@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <optional>
+#include <set>
 
 #include "src/error.hpp"
 #include "src/kernel/netlink.hpp"
@@ -158,6 +159,29 @@ std::vector<KernelQp> list_kernel_qps()
     // 3. User QPs carry only a pid: name the process as `rdma` does.
     name_owners(qps);
     return qps;
+}
+
+int confirm_missing(std::vector<KernelQp>& now, const std::vector<KernelQp>& before,
+                    const std::function<std::vector<KernelQp>()>& relist, int tries)
+{
+    const auto key = [](const KernelQp& q) { return std::pair{q.dev_index, q.lqpn}; };
+    std::set<std::pair<std::uint32_t, std::uint32_t>> have;
+    for (const KernelQp& q : now)
+        have.insert(key(q));
+    std::set<std::pair<std::uint32_t, std::uint32_t>> missing;
+    for (const KernelQp& q : before)
+        if (!have.count(key(q)))
+            missing.insert(key(q));
+    int dumps = 0;
+    while (!missing.empty() && dumps < tries) {
+        ++dumps;
+        for (KernelQp& q : relist()) {
+            if (missing.erase(key(q)) == 0)
+                continue;  // present already, or new since (the next look sees it)
+            now.push_back(std::move(q));
+        }
+    }
+    return dumps;
 }
 
 }  // namespace qps::kernel

@@ -204,14 +204,23 @@ void keep_device(std::vector<T>& v, const std::string& device, F name_of)
         v.erase(std::remove_if(v.begin(), v.end(), [&](const T& x) { return name_of(x) != device; }), v.end());
 }
 
-watch::HostLook look_at(Devices& devices, const std::string& only)
+// `before`: the last look's QPs, when it had them: a QP missing now is
+// looked for again (kernel::confirm_missing), so a dump that skipped it is
+// not a QP destroyed.
+watch::HostLook look_at(Devices& devices, const std::string& only, const std::vector<kernel::KernelQp>* before)
 {
     watch::HostLook look;
     devices.sync();
     look.ports = report::build_ports_report(devices.snapshots());
     try {
-        look.qps = kernel::list_kernel_qps();
-        keep_device(*look.qps, only, [](const kernel::KernelQp& q) { return q.dev_name; });
+        const auto listed = [&only] {
+            std::vector<kernel::KernelQp> qps = kernel::list_kernel_qps();
+            keep_device(qps, only, [](const kernel::KernelQp& q) { return q.dev_name; });
+            return qps;
+        };
+        look.qps = listed();
+        if (before)
+            kernel::confirm_missing(*look.qps, *before, listed);
     } catch (const std::runtime_error& e) {
         look.qps_error = e.what();
     }
@@ -276,7 +285,7 @@ void watch_host(const WatchQuery& query, const std::function<void(const WatchRec
         }
         if (net::interrupt_pending())
             break;
-        const watch::HostLook look = look_at(devices, query.device);
+        const watch::HostLook look = look_at(devices, query.device, host.last_qps());
         for (const auto& r : host.next(look, steady::now(), wall_clock::now()))
             write(r);
         if (hooks.on_look)

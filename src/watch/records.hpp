@@ -118,6 +118,9 @@ public:
     HostWatch() = default;
     std::vector<WatchRecord> next(const HostLook& look, std::chrono::steady_clock::time_point now,
                                   std::chrono::system_clock::time_point wall);
+    // The QPs of the last look that read them (null before one did): what
+    // the next look's QPs are compared with.
+    const std::vector<kernel::KernelQp>* last_qps() const { return last_qps_ ? &*last_qps_ : nullptr; }
 
 private:
     std::optional<report::PortsReport> last_ports_;  // the QPs and IDs are kept apart: a look may fail to read them

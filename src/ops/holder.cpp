@@ -40,6 +40,7 @@ private:
     Json dispatch(const Json& req);
     void serve(int client);
     void undo_create(std::uint32_t qpn);
+    void undo_srq_create(std::uint32_t id);
 
     HolderOptions options_;
     HeldQps held_;
@@ -71,7 +72,8 @@ void Holder::serve(int client)
     ucred cred{};
     socklen_t len = sizeof cred;
     Json reply;
-    std::uint32_t created = 0;  // a QP this request created: undone unless its client takes the reply
+    std::uint32_t created = 0;      // a QP this request created: undone unless its client takes the reply
+    std::uint32_t created_srq = 0;  // the same for an SRQ
     try {
         if (::getsockopt(client, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
             throw SystemError("getsockopt(SO_PEERCRED)", errno);
@@ -82,6 +84,8 @@ void Holder::serve(int client)
         reply = Json{{"ok", true}, {"result", dispatch(req)}};
         if (req.value("op", "") == "create")
             created = reply["result"].value("qpn", std::uint32_t{0});
+        if (req.value("op", "") == "srq_create")
+            created_srq = reply["result"].value("id", std::uint32_t{0});
     } catch (const UsageError& e) {
         // "marked": the message with the marks of what the user gave, which
         // the client's command line spells (src/error.hpp).
@@ -94,12 +98,14 @@ void Holder::serve(int client)
     bool taken = false;
     try {
         send_message(client, reply);
-        taken = created == 0 || receive_acknowledgement(client);
+        taken = (created == 0 && created_srq == 0) || receive_acknowledgement(client);
     } catch (const std::exception& e) {
         fmt::print(stderr, "qpscope holder: reply lost: {}\n", e.what());
     }
     if (created != 0 && !taken)
         undo_create(created);
+    if (created_srq != 0 && !taken)
+        undo_srq_create(created_srq);
 }
 
 void Holder::undo_create(std::uint32_t qpn)
@@ -111,6 +117,18 @@ void Holder::undo_create(std::uint32_t qpn)
                    qpn);
     } catch (const std::exception& e) {
         fmt::print(stderr, "qpscope holder: QP {:#x}, whose client left, could not be destroyed: {}\n", qpn, e.what());
+    }
+}
+
+void Holder::undo_srq_create(std::uint32_t id)
+{
+    try {
+        held_.srq_destroy(Json{{"id", id}});
+        fmt::print(stderr, "qpscope holder: SRQ {} destroyed: its client left before taking the reply "
+                           "(interrupted)\n",
+                   id);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "qpscope holder: SRQ {}, whose client left, could not be destroyed: {}\n", id, e.what());
     }
 }
 

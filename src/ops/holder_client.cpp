@@ -163,7 +163,7 @@ Json holder_call(const std::string& op, Json args, const ClientOptions& options)
                                        pid ? std::to_string(pid) : std::string("it")));
     }
     if (reply.value("ok", false)) {
-        if (op == "create")  // taken: the holder keeps the QP (else it undoes the create)
+        if (op == "create" || op == "srq_create")  // taken: the holder keeps it (else it undoes the create)
             send_acknowledgement(fd.get());
         return reply.value("result", Json::object());
     }

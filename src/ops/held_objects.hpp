@@ -54,6 +54,8 @@ struct Completion {
     std::uint32_t byte_len;
     std::uint32_t qp_num;
 };
+// {"status", "vendor_err", "opcode", "byte_len", "qp_num"} (held_qps.cpp).
+Json completion_json(const Completion& c);
 
 // One shared receive queue, on a device's PD; `id` is the holder's own
 // number for it (a basic SRQ has no number of the device's).

@@ -128,6 +128,8 @@ Chosen device_for(std::uint32_t port, const std::vector<decode::GidKind>& kinds,
                 continue;
             if (connects && !decode::connects_only_through(snap.transport).empty() && (!with.cm || with.ud))
                 continue;
+            if (with.xrc && !decode::has_xrc(snap.attr.orig_attr.device_cap_flags))
+                continue;
             const verbs::PortSnapshot& p = snap.ports.front();
             if (p.attr.link_layer != IBV_LINK_LAYER_ETHERNET)
                 return {d, opened};
@@ -176,6 +178,10 @@ Preflight preflight(const PreflightSpec& spec)
     const verbs::DeviceSnapshot snap = verbs::snapshot_device(*out.opened, spec.port, verbs::Detail::tables);
     const verbs::PortSnapshot& port = snap.ports.front();
     const host::PortState state = port_state_of(dev.name, port);
+    if (spec.with.xrc) {  // before the transport: an iWARP device has no XRC either, whatever connects it
+        f.push_back(host::check_xrc(dev.name, snap.attr.orig_attr.device_cap_flags));
+        throw_first_failure(f);
+    }
     if (spec.connects) {
         f.push_back(host::check_connect_transport(dev.name, spec.port, snap.transport, spec.with));
         throw_first_failure(f);

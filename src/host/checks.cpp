@@ -341,6 +341,27 @@ Finding check_port_state(const PortState& p)
     return r;
 }
 
+Finding check_xrc(const std::string& device, std::uint64_t device_cap_flags)
+{
+    Finding r;
+    r.id = "device.xrc";
+    r.device = device;
+    r.seen = {{"device_cap_flags", fmt::format("{:#x}", device_cap_flags)}};
+    if (decode::has_xrc(device_cap_flags)) {
+        r.status = Status::ok;
+        r.summary = fmt::format("{} has XRC (device_cap_flags bit 20)", device);
+        return r;
+    }
+    r.status = Status::fail;
+    r.summary = fmt::format("--transport xrc: {}", decode::no_xrc_text(device));
+    r.why = "XRC QPs (the sender's XRC_SEND into the receiver's XRC_RECV and its XRC SRQ) exist only on a device "
+            "whose device_cap_flags has XRC";
+    r.fix = fmt::format("run --transport xrc on a device that has it (-d; 'qpscope ports -v' shows each device's "
+                        "capability flags), or rc on {}",
+                        device);
+    return r;
+}
+
 Finding check_connect_transport(const std::string& device, std::uint32_t port, int transport, ConnectWith with)
 {
     Finding r;

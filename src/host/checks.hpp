@@ -98,10 +98,14 @@ Finding check_port_state(const PortState& p);
 // them), and fails, before any network step, without it (naming --cm) or
 // for UD QPs (`ud`: path, --transport ud), which such a transport has not.
 struct ConnectWith {
-    bool cm = false;  // --cm
-    bool ud = false;  // the QPs are UD
+    bool cm = false;   // --cm
+    bool ud = false;   // the QPs are UD
+    bool xrc = false;  // --transport xrc: the device must have XRC (check_xrc, before the transport)
 };
 Finding check_connect_transport(const std::string& device, std::uint32_t port, int transport, ConnectWith with = {});
+// device.xrc: --transport xrc on a device whose device_cap_flags lacks XRC
+// (bit 20; rxe and siw) fails, named as decode::no_xrc_text names it.
+Finding check_xrc(const std::string& device, std::uint64_t device_cap_flags);
 
 struct GidEntry {
     std::uint32_t index = 0;

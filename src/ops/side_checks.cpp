@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "src/error.hpp"
+#include "src/decode/qp.hpp"
 #include "src/health/preflight.hpp"
 #include "src/verbs/gid_choice.hpp"
 #include "src/perf/link_checks.hpp"
@@ -21,7 +22,7 @@ void preflight_link(const perf::LinkOptions& o, perf::LinkSide& side, std::uint3
     if (o.mtu)
         spec.mtu = *o.mtu;
     spec.cpu = o.cpu;
-    spec.with = {.cm = o.cm, .ud = o.transport == IBV_QPT_UD};
+    spec.with = {.cm = o.cm, .ud = o.transport == IBV_QPT_UD, .xrc = decode::is_xrc(o.transport)};
     spec.memlock_bytes = qps * verbs::registered_bytes(perf::link_setup(o, side, largest));
     spec.memlock_what = fmt::format("the test buffers ({} QP{} for {}-byte messages)", qps, qps == 1 ? "" : "s",
                                     largest);

@@ -120,8 +120,14 @@ SharedReceiveQueue create_srq(ibv_pd* pd, const SrqSpec& spec, ibv_srq_attr* gra
         }
         a.attr.srq_limit = spec.limit;
     }
-    if (granted)
+    if (granted) {
+        // What the device made: a provider may round max_wr up (rxe: 4 -> 7)
+        // without writing it back into the create's attributes.
         *granted = a.attr;
+        ibv_srq_attr now{};
+        if (ibv_query_srq(srq.get(), &now) == 0)
+            *granted = now;
+    }
     return srq;
 }
 

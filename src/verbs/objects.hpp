@@ -61,7 +61,8 @@ struct SrqSpec {
 ibv_srq_init_attr_ex srq_init_attr_ex(ibv_pd* pd, const SrqSpec& spec);  // srq_limit 0
 // The SRQ, armed, or null with errno set (the SRQ destroyed again when the
 // device refused the limit); `granted` (when given) receives what the
-// device granted (max_wr and max_sge may be rounded up) and the limit.
+// device granted, as ibv_query_srq reads it (max_wr and max_sge may be
+// rounded up) and the limit.
 SharedReceiveQueue create_srq(ibv_pd* pd, const SrqSpec& spec, ibv_srq_attr* granted = nullptr);
 
 // An XRC domain on the file `fd` (ibv_open_xrcd, O_CREAT): every process

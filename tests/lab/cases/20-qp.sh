@@ -416,7 +416,7 @@ expect_out_has "SRQ_LIMIT_REACHED (warning)"
 run "$q" --json qp destroy --all
 expect_rc 0
 
-case_ "qp srq: an SRQ of depth 4 against 64 sends in flight, rnr-retry 1 (no -d): RNR_RETRY_EXC_ERR, named as the SRQ's depth"
+case_ "qp srq: an SRQ asked 4 deep (as deep as the device grants it) against 64 sends in flight, rnr-retry 1 (no -d): RNR_RETRY_EXC_ERR, named as the SRQ's depth"
 run "$q" --json qp srq create --max-wr 4
 S=$(jqo '.id')
 D=$(jqo '.max_wr')

@@ -188,8 +188,7 @@ Completions wait_completions(ibv_cq* cq, std::uint32_t count, std::chrono::milli
 
 // Why the sends to `peer` ended in RNR_RETRY_EXC_ERR (qp::rnr_cause), from
 // both QPs' attributes and what its SRQ (or receive queue) had.
-std::string rnr_account(const HeldQp& q, const HeldQp& peer, std::uint32_t sends, std::uint32_t ok,
-                        std::uint64_t srq_posted, std::uint64_t srq_consumed)
+std::string rnr_account(const HeldQp& q, const HeldQp& peer, std::uint32_t sends, std::uint32_t ok)
 {
     ibv_qp_attr mine{}, theirs{};
     ibv_qp_init_attr init{};
@@ -204,8 +203,8 @@ std::string rnr_account(const HeldQp& q, const HeldQp& peer, std::uint32_t sends
     f.sends_ok = ok;
     if (peer.srq) {
         f.srq = qp::RnrFacts::Srq{peer.srq->id, peer.srq->granted.max_wr};
-        f.receives_posted = srq_posted;
-        f.receives_taken = srq_consumed;
+        f.receives_posted = peer.srq->posted;  // all told, its receives of these sends reaped already
+        f.receives_taken = peer.srq->consumed;
     } else {
         f.receives_posted = sends;  // one each, posted with them
         f.receives_taken = ok;
@@ -284,9 +283,6 @@ Json HeldQps::post(const Json& req)
         // fetched one.
         std::memset(local, 0, qp::atomic_operand_bytes);
     }
-    // What the peer's SRQ had before these sends, for an RNR's account.
-    const std::uint64_t srq_posted = peer && peer->srq ? peer->srq->posted : 0;
-    const std::uint64_t srq_consumed = peer && peer->srq ? peer->srq->consumed : 0;
     prepare_operation(wr, op, req, peer, attr.dest_qp_num, count);
     // `count` copies of the WR, in one chain.
     std::vector<ibv_send_wr> wrs(count, wr);
@@ -334,7 +330,7 @@ Json HeldQps::post(const Json& req)
     if (peer && op == qp::PostOp::send) {  // drain the peer's receive completions
         reap_peer_receives(*peer, got.ok, result);
         if (c.status == IBV_WC_RNR_RETRY_EXC_ERR)
-            result["rnr"] = rnr_account(q, *peer, count, got.ok, srq_posted, srq_consumed);
+            result["rnr"] = rnr_account(q, *peer, count, got.ok);
     }
     return result;
 }

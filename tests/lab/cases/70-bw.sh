@@ -178,6 +178,7 @@ case_ "bw: a client whose server is killed mid-run exits 3 with a partial report
 server=$!
 killed_at=$(mktemp)
 signal_in_run KILL "$server" "$killed_at" &
+killer=$!
 run timeout 120 "$q" --json bw 127.0.0.1 -d rxe0 -s 4096 -D 600 --timeout 3
 elapsed_ms=$(ms_since_stamp "$killed_at")
 rm -f "$killed_at"
@@ -188,7 +189,8 @@ import json, sys
 d = json.loads(sys.argv[1]); t = d["test"]
 assert t["aborted"] and t["abort_reason"], t
 assert d["client_posts"][0]["messages"] > 0, d["client_posts"]' "$out"
-wait
+# These two only: a bare wait would wait for the schema validator too (schema-lib.sh's coprocess), for ever.
+wait "$server" "$killer"
 expect_true "nothing of ours left in rdma resource show qp" no_qps_left
 
 case_ "bw: bad combinations and mismatched parameters are refused with one line"

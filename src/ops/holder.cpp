@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 #include <poll.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <string>
 #include <sys/un.h>
 #include <unistd.h>
 #include <vector>
@@ -39,8 +41,15 @@ public:
 private:
     Json dispatch(const Json& req);
     void serve(int client);
-    void undo_create(std::uint32_t qpn);
-    void undo_srq_create(std::uint32_t id);
+    // An object a request created, undone when its client left before
+    // taking the reply (an interrupted `qp create` or `qp srq create`).
+    struct Created {
+        Json (HeldQps::*destroy)(const Json&) = nullptr;
+        Json request;      // the destroy request that undoes it
+        std::string name;  // "QP 0x11", "SRQ 1"
+    };
+    static std::optional<Created> created_by(const std::string& op, const Json& result);
+    void undo(const Created& c);
 
     HolderOptions options_;
     HeldQps held_;
@@ -72,8 +81,7 @@ void Holder::serve(int client)
     ucred cred{};
     socklen_t len = sizeof cred;
     Json reply;
-    std::uint32_t created = 0;      // a QP this request created: undone unless its client takes the reply
-    std::uint32_t created_srq = 0;  // the same for an SRQ
+    std::optional<Created> created;  // undone unless its client takes the reply
     try {
         if (::getsockopt(client, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0)
             throw SystemError("getsockopt(SO_PEERCRED)", errno);
@@ -82,10 +90,7 @@ void Holder::serve(int client)
                                          ::getuid(), cred.uid));
         const Json req = receive_message(client);
         reply = Json{{"ok", true}, {"result", dispatch(req)}};
-        if (req.value("op", "") == "create")
-            created = reply["result"].value("qpn", std::uint32_t{0});
-        if (req.value("op", "") == "srq_create")
-            created_srq = reply["result"].value("id", std::uint32_t{0});
+        created = created_by(req.value("op", ""), reply["result"]);
     } catch (const UsageError& e) {
         // "marked": the message with the marks of what the user gave, which
         // the client's command line spells (src/error.hpp).
@@ -98,37 +103,35 @@ void Holder::serve(int client)
     bool taken = false;
     try {
         send_message(client, reply);
-        taken = (created == 0 && created_srq == 0) || receive_acknowledgement(client);
+        taken = !created || receive_acknowledgement(client);
     } catch (const std::exception& e) {
         fmt::print(stderr, "qpscope holder: reply lost: {}\n", e.what());
     }
-    if (created != 0 && !taken)
-        undo_create(created);
-    if (created_srq != 0 && !taken)
-        undo_srq_create(created_srq);
+    if (created && !taken)
+        undo(*created);
 }
 
-void Holder::undo_create(std::uint32_t qpn)
+std::optional<Holder::Created> Holder::created_by(const std::string& op, const Json& result)
 {
-    try {
-        held_.destroy(Json{{"qpn", qpn}});
-        fmt::print(stderr, "qpscope holder: QP {:#x} destroyed: its client left before taking the reply "
-                           "(interrupted)\n",
-                   qpn);
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "qpscope holder: QP {:#x}, whose client left, could not be destroyed: {}\n", qpn, e.what());
+    if (op == "create" && result.value("qpn", 0u) != 0) {
+        const std::uint32_t qpn = result.value("qpn", 0u);
+        return Created{&HeldQps::destroy, Json{{"qpn", qpn}}, fmt::format("QP {:#x}", qpn)};
     }
+    if (op == "srq_create" && result.value("id", 0u) != 0) {
+        const std::uint32_t id = result.value("id", 0u);
+        return Created{&HeldQps::srq_destroy, Json{{"id", id}}, fmt::format("SRQ {}", id)};
+    }
+    return std::nullopt;
 }
 
-void Holder::undo_srq_create(std::uint32_t id)
+void Holder::undo(const Created& c)
 {
     try {
-        held_.srq_destroy(Json{{"id", id}});
-        fmt::print(stderr, "qpscope holder: SRQ {} destroyed: its client left before taking the reply "
-                           "(interrupted)\n",
-                   id);
+        (held_.*c.destroy)(c.request);
+        fmt::print(stderr, "qpscope holder: {} destroyed: its client left before taking the reply (interrupted)\n",
+                   c.name);
     } catch (const std::exception& e) {
-        fmt::print(stderr, "qpscope holder: SRQ {}, whose client left, could not be destroyed: {}\n", id, e.what());
+        fmt::print(stderr, "qpscope holder: {}, whose client left, could not be destroyed: {}\n", c.name, e.what());
     }
 }
 

@@ -23,6 +23,11 @@ struct Endpoint {
     // RDMA reads and atomics this side's QP accepts in flight as a target
     // (1..255): the peer's initiator depth must not exceed it.
     std::uint32_t max_dest_rd_atomic = 1;
+    // --transport xrc: `qpn` is this side's XRC_SEND QP; the peer's XRC_SEND
+    // QP connects to `xrc_qpn` (this side's XRC_RECV QP) and names `srqn`
+    // (this side's XRC SRQ) in every work request. 0 (and not sent) otherwise.
+    std::uint32_t xrc_qpn = 0;  // 24 bits
+    std::uint32_t srqn = 0;     // 24 bits
     bool operator==(const Endpoint&) const = default;
 };
 

@@ -59,6 +59,8 @@ public:
         }
     }
 
+    bool has(std::string_view name) const { return m_.contains(name); }
+
     const Json& member(std::string_view name) const
     {
         const auto it = m_.find(name);
@@ -178,15 +180,21 @@ Hello parse_hello(const Json& message)
 
 Json to_message(const Endpoint& e)
 {
-    return Json{{"type", "endpoint"},   {"qpn", e.qpn},   {"psn", e.psn},         {"lid", e.lid},
-                {"gid", gid_text(e.gid)}, {"gid_index", e.gid_index}, {"rkey", e.rkey}, {"addr", e.addr},
-                {"size", e.size},         {"mtu", e.mtu}, {"max_dest_rd_atomic", e.max_dest_rd_atomic}};
+    Json m{{"type", "endpoint"},   {"qpn", e.qpn},   {"psn", e.psn},         {"lid", e.lid},
+           {"gid", gid_text(e.gid)}, {"gid_index", e.gid_index}, {"rkey", e.rkey}, {"addr", e.addr},
+           {"size", e.size},         {"mtu", e.mtu}, {"max_dest_rd_atomic", e.max_dest_rd_atomic}};
+    if (e.xrc_qpn != 0) {  // XRC only: a peer of another transport never sees them
+        m["xrc_qpn"] = e.xrc_qpn;
+        m["srqn"] = e.srqn;
+    }
+    return m;
 }
 
 Endpoint parse_endpoint(const Json& message)
 {
     const Reader r(message, "endpoint");
-    r.only({"qpn", "psn", "lid", "gid", "gid_index", "rkey", "addr", "size", "mtu", "max_dest_rd_atomic"});
+    r.only({"qpn", "psn", "lid", "gid", "gid_index", "rkey", "addr", "size", "mtu", "max_dest_rd_atomic", "xrc_qpn",
+            "srqn"});
     Endpoint e;
     e.qpn = static_cast<std::uint32_t>(r.unsigned_member("qpn", max24, " (24 bits)"));
     e.psn = static_cast<std::uint32_t>(r.unsigned_member("psn", max24, " (24 bits)"));
@@ -213,6 +221,12 @@ Endpoint parse_endpoint(const Json& message)
     if (!depth_value || *depth_value < 1 || *depth_value > 255)
         r.bad("max_dest_rd_atomic", depth, "an integer in 1..255 (RDMA reads in flight)");
     e.max_dest_rd_atomic = static_cast<std::uint32_t>(*depth_value);
+    if (r.has("xrc_qpn") || r.has("srqn")) {  // XRC: both or neither
+        e.xrc_qpn = static_cast<std::uint32_t>(r.unsigned_member("xrc_qpn", max24, " (24 bits)"));
+        e.srqn = static_cast<std::uint32_t>(r.unsigned_member("srqn", max24, " (24 bits)"));
+        if (e.xrc_qpn == 0)
+            r.bad("xrc_qpn", r.member("xrc_qpn"), "the peer's XRC_RECV QP number (not 0)");
+    }
     return e;
 }
 

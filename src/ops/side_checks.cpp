@@ -60,7 +60,6 @@ perf::LinkSide preflight_side(const perf::LinkOptions& o, std::uint32_t qps, per
 {
     preflight_link(o, where, *std::max_element(o.sizes.begin(), o.sizes.end()), qps);
     bind_gid(o, where);
-    perf::check_xrc(o, where);  // first: an iWARP device has no XRC, whatever connects it
     perf::check_iwarp(o, where);
     perf::check_pkey_index(o, where);
     perf::check_atomic_cap(o, where);

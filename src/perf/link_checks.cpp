@@ -21,18 +21,6 @@ void check_iwarp(const LinkOptions& o, const LinkSide& side)
                                  side.opened->name, given(Given::cm)));
 }
 
-void check_xrc(const LinkOptions& o, const LinkSide& side)
-{
-    // A device without XRC failed the preflight's device.xrc already.
-    if (!decode::is_xrc(o.transport) || !side.opened)
-        return;
-    // A device with XRC: the test's XRC path (XRC_SEND QPs into the peer's
-    // XRC_RECV QPs and XRC SRQ) is not written yet; the holder's is.
-    throw OperationError(fmt::format("{} xrc: {} has XRC, but ping-pong, bw and path over XRC are not built yet; "
-                                     "'qpscope qp create --transport xrc-send|xrc-recv' makes XRC QPs by hand",
-                                     given(Given::transport), side.opened->name));
-}
-
 void check_atomic_cap(const LinkOptions& o, const LinkSide& side)
 {
     if (!is_atomic(o.op) || !side.opened)

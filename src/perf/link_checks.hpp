@@ -17,10 +17,6 @@ namespace qps::perf {
 void check_iwarp(const LinkOptions& o, const LinkSide& side);
 // UsageError when --op fadd|cas and the device does no atomics
 // (atomic_cap ATOMIC_NONE), naming it.
-// --transport xrc on a device that has XRC (health::preflight's device.xrc
-// refused one without): the tests' XRC path is not built; OperationError
-// saying so, before any network step.
-void check_xrc(const LinkOptions& o, const LinkSide& side);
 void check_atomic_cap(const LinkOptions& o, const LinkSide& side);
 // UsageError when --pkey-index is past the port's P_Key table or names an
 // empty entry, naming the table.

@@ -388,6 +388,8 @@ void prepare_send_wr(ibv_send_wr& wr, ibv_sge& sge, const verbs::LinkResources& 
         wr.wr.ud.remote_qpn = res.remote_qpn();
         wr.wr.ud.remote_qkey = verbs::ud_qkey;
     }
+    if (res.type() == IBV_QPT_XRC_SEND)  // every XRC request names the receiving side's XRC SRQ
+        wr.qp_type.xrc.remote_srqn = res.remote().srqn;
 }
 
 void check_srq(bool srq, Op op, ibv_qp_type transport)
@@ -398,6 +400,10 @@ void check_srq(bool srq, Op op, ibv_qp_type transport)
         throw UsageError(fmt::format("{}: a shared receive queue serves receives, which only {} send consumes (not "
                                      "{} {})",
                                      given(Given::srq), given(Given::op), given(Given::op), op_name(op)));
+    if (transport == IBV_QPT_XRC_SEND)
+        throw UsageError(fmt::format("{} xrc receives through an XRC SRQ already (one per QP, which its peer's "
+                                     "senders name): leave {} out",
+                                     given(Given::transport), given(Given::srq)));
     if (transport != IBV_QPT_RC && transport != IBV_QPT_UC)
         throw UsageError(fmt::format("{} is built for connected QPs here: {} rc or uc (not {})", given(Given::srq),
                                      given(Given::transport), transport_name(transport)));

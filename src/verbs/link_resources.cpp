@@ -102,6 +102,8 @@ void LinkResources::create(ibv_context* const ctx)
                  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                      (setup.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0));
 
+    if (setup.type == IBV_QPT_XRC_SEND)
+        make_xrc_receive(ctx);
     QpSpec spec;
     spec.type = setup.type;
     spec.send_cq = send_cq_.get();
@@ -150,6 +152,35 @@ void LinkResources::create(ibv_context* const ctx)
                                      128 << mtu, device_name_, setup.port, 128 << pa.active_mtu));
     local_.mtu = 128u << mtu;
     local_.max_dest_rd_atomic = dest_rd_atomic_;
+}
+
+void LinkResources::make_xrc_receive(ibv_context* ctx)
+{
+    // A domain of this process only (no file): the peer reaches it through
+    // the XRC_RECV QP's and the SRQ's numbers in the endpoint.
+    xrcd_ = open_xrcd(ctx, -1);
+    if (!xrcd_)
+        throw SystemError(fmt::format("ibv_open_xrcd({})", device_name_), errno);
+    SrqSpec spec;
+    spec.max_wr = setup_.recv_depth;
+    spec.max_sge = 1;
+    spec.xrcd = xrcd_.get();
+    spec.cq = recv_cq_.get();  // an XRC SRQ's completions go to its own CQ, the one the loops poll
+    xrc_srq_ = create_srq(pd(), spec);
+    if (!xrc_srq_)
+        throw SystemError(fmt::format("ibv_create_srq_ex({}, XRC, max_wr {})", device_name_, spec.max_wr), errno,
+                          "a smaller receive depth");
+    QpSpec recv;
+    recv.type = IBV_QPT_XRC_RECV;
+    recv.xrcd = xrcd_.get();
+    recv_qp_ = create_qp(nullptr, recv);
+    if (!recv_qp_)
+        throw SystemError(fmt::format("ibv_create_qp_ex({}, XRC_RECV)", device_name_), errno);
+    std::uint32_t srqn = 0;
+    if (int rc = ibv_get_srq_num(xrc_srq_.get(), &srqn); rc != 0)
+        throw SystemError(fmt::format("ibv_get_srq_num({})", device_name_), rc);
+    local_.xrc_qpn = recv_qp_->qp_num;
+    local_.srqn = srqn;
 }
 
 void LinkResources::join_shared_receive(ibv_context* ctx)
@@ -289,7 +320,6 @@ void LinkResources::connect(const net::Endpoint& peer)
     given.qkey = ud_qkey;
     given.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
                    (setup_.atomics ? IBV_ACCESS_REMOTE_ATOMIC : 0);
-    given.dest_qpn = peer.qpn;
     given.rq_psn = peer.psn;
     given.sq_psn = local_.psn;
     given.dlid = peer.lid;
@@ -315,23 +345,10 @@ void LinkResources::connect(const net::Endpoint& peer)
         check_gid_families(peer);
     // The exchange admits only the five MTUs; 256 if a peer of another path sent another.
     const ibv_mtu mtu = decode::mtu_from_bytes(std::min(local_.mtu, peer.mtu)).value_or(IBV_MTU_256);
-    // What the QP has after RESET->INIT, for the address vector of the later
-    // steps (which do not carry the port).
-    ibv_qp_attr base{};
-    base.port_num = setup_.port;
-    for (const auto& step : qp::plan_steps(setup_.type, IBV_QPS_RTS, given, mtu)) {
-        ibv_qp_attr attr{};
-        int mask = 0;
-        qp::to_verbs(step.request, base, attr, mask);
-        if (int rc = ibv_modify_qp(qp_.get(), &attr, mask); rc != 0)
-            throw SystemError(fmt::format("ibv_modify_qp({:#x} to state {})", qp_->qp_num,
-                                          static_cast<int>(*step.request.state)),
-                              rc,
-                              verb_failure_hint("modify_qp", rc, global ? address_passed(peer) : std::string(),
-                                                rc == EINVAL ? "'qpscope qp modify --dry-run' with the same "
-                                                               "attributes explains the rules"
-                                                             : ""));
-    }
+    const ConnectPlan plan = connect_plan(setup_.type, given, peer, mtu);
+    modify_through(qp_.get(), plan.send, peer, global);
+    if (recv_qp_)
+        modify_through(recv_qp_.get(), plan.recv, peer, global);
     if (setup_.type == IBV_QPT_UD) {
         ibv_ah_attr ah{};
         ah.dlid = peer.lid;
@@ -351,6 +368,43 @@ void LinkResources::connect(const net::Endpoint& peer)
             throw SystemError("ibv_create_ah", err, verb_failure_hint("create_ah", err, address_passed(peer), ""));
         }
     }
+}
+
+void LinkResources::modify_through(ibv_qp* target, const std::vector<qp::Step>& steps, const net::Endpoint& peer,
+                                   bool global)
+{
+    // What the QP has after RESET->INIT, for the address vector of the later
+    // steps (which do not carry the port).
+    ibv_qp_attr base{};
+    base.port_num = setup_.port;
+    for (const auto& step : steps) {
+        ibv_qp_attr attr{};
+        int mask = 0;
+        qp::to_verbs(step.request, base, attr, mask);
+        if (int rc = ibv_modify_qp(target, &attr, mask); rc != 0)
+            throw SystemError(fmt::format("ibv_modify_qp({:#x} to state {})", target->qp_num,
+                                          static_cast<int>(*step.request.state)),
+                              rc,
+                              verb_failure_hint("modify_qp", rc, global ? address_passed(peer) : std::string(),
+                                                rc == EINVAL ? "'qpscope qp modify --dry-run' with the same "
+                                                               "attributes explains the rules"
+                                                             : ""));
+    }
+}
+
+ConnectPlan connect_plan(ibv_qp_type type, qp::ModifyRequest given, const net::Endpoint& peer, ibv_mtu mtu)
+{
+    ConnectPlan plan;
+    const bool xrc = type == IBV_QPT_XRC_SEND;
+    given.dest_qpn = xrc ? peer.xrc_qpn : peer.qpn;
+    plan.send = qp::plan_steps(type, IBV_QPS_RTS, given, mtu);
+    if (xrc) {
+        // The receiving QP only answers: RTR is all it needs, its requester
+        // half (and so its send PSN) is never used.
+        given.dest_qpn = peer.qpn;
+        plan.recv = qp::plan_steps(IBV_QPT_XRC_RECV, IBV_QPS_RTR, given, mtu);
+    }
+    return plan;
 }
 
 }  // namespace qps::verbs

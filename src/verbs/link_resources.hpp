@@ -16,6 +16,7 @@
 
 #include "src/net/endpoint.hpp"
 #include "src/qp/attributes.hpp"
+#include "src/qp/plan.hpp"
 #include "src/verbs/cm.hpp"
 #include "src/verbs/discovery.hpp"
 #include "src/verbs/gid_choice.hpp"
@@ -112,7 +113,12 @@ public:
     ibv_cq* recv_cq() const { return recv_cq_.get(); }
     // bw --srq: the SRQ this QP takes its receives from (null: its own queue).
     const SharedReceive* shared_receive() const { return shared_.get(); }
-    ibv_srq* srq() const { return shared_ ? shared_->srq.get() : nullptr; }
+    // Where receives are posted: the shared SRQ (--srq), this side's XRC SRQ
+    // (--transport xrc), or null: the QP's own receive queue.
+    ibv_srq* srq() const { return shared_ ? shared_->srq.get() : xrc_srq_.get(); }
+    // --transport xrc: the XRC_RECV QP the peer's XRC_SEND QP connects to
+    // (qp() is this side's XRC_SEND QP); null otherwise.
+    ibv_qp* xrc_recv_qp() const { return recv_qp_.get(); }
     ibv_ah* ah() const { return ah_.get(); }
     std::uint32_t remote_qpn() const { return remote_.qpn; }
     const net::Endpoint& remote() const { return remote_; }
@@ -143,14 +149,22 @@ private:
     ibv_context* ctx_ = nullptr;  // device_'s or cm_'s
     std::shared_ptr<SharedReceive> shared_;  // bw --srq: its PD is the QP's; released before the context
     ProtectionDomain pd_;                    // null with shared_
+    XrcDomain xrcd_;                         // --transport xrc: outlives the XRC SRQ and QP made in it
     ibv_pd* pd() const { return shared_ ? shared_->pd.get() : pd_.get(); }
     // bw --srq: the shared PD and SRQ, made here when this is the first QP.
     void join_shared_receive(ibv_context* ctx);
+    // --transport xrc: the XRC domain, its SRQ (completions on recv_cq_) and
+    // the XRC_RECV QP in it; local_ gets their numbers.
+    void make_xrc_receive(ibv_context* ctx);
+    // Each QP's steps to its state towards `peer`, and their failure's text.
+    void modify_through(ibv_qp* target, const std::vector<qp::Step>& steps, const net::Endpoint& peer, bool global);
     CompletionQueue send_cq_, recv_cq_;
     PageBuffer buffer_;  // page-aligned, zeroed
     std::size_t half_ = 0;
     MemoryRegion mr_;
+    SharedReceiveQueue xrc_srq_;  // --transport xrc: this side's receives, named by the peer's sends
     QueuePair qp_;
+    QueuePair recv_qp_;  // --transport xrc: the XRC_RECV QP
     AddressHandle ah_;
     std::uint32_t granted_inline_ = 0;
     // RDMA reads (and atomics) in flight: as initiator, the device's limit
@@ -162,6 +176,16 @@ private:
     net::Endpoint local_;   // what the peer needs to reach this side (mtu: this side's wish)
     net::Endpoint remote_;  // the peer's, once connected
 };
+
+// The modify steps connect() takes towards `peer`, from the attributes
+// `given` (its dest_qpn is set here): `send` takes qp() to RTS towards the
+// peer's QP (for XRC its XRC_RECV QP, xrc_qpn); for XRC `recv` takes this
+// side's XRC_RECV QP to RTR towards the peer's XRC_SEND QP (qpn), whose
+// packets start at the peer's psn. Empty `recv` for the other types.
+struct ConnectPlan {
+    std::vector<qp::Step> send, recv;
+};
+ConnectPlan connect_plan(ibv_qp_type type, qp::ModifyRequest given, const net::Endpoint& peer, ibv_mtu mtu);
 
 // The GRH a UD receive buffer starts with.
 inline constexpr std::uint32_t ud_grh_bytes = 40;

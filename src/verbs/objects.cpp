@@ -31,6 +31,10 @@ ibv_qp_init_attr_ex qp_init_attr_ex(ibv_pd* pd, const QpSpec& spec)
         a.cap = {};
         return a;
     }
+    if (spec.type == IBV_QPT_XRC_SEND) {  // a sender only: no receive queue
+        a.cap.max_recv_wr = 0;
+        a.cap.max_recv_sge = 0;
+    }
     a.comp_mask = IBV_QP_INIT_ATTR_PD;
     a.pd = pd;
     return a;

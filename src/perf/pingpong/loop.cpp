@@ -417,7 +417,7 @@ void prepost_receives(verbs::LinkResources& res, std::uint32_t size)
     run.size = size;
     Requests wrs(res, run);
     for (int i = 0; i < 64; ++i) {
-        if (ibv_srq* srq = res.srq()) {  // --srq: 64 for each QP on it
+        if (ibv_srq* srq = res.srq()) {  // --srq (64 for each QP on it), or XRC's own SRQ
             ibv_recv_wr* bad = nullptr;
             if (int rc = ibv_post_srq_recv(srq, &wrs.recv, &bad); rc != 0)
                 throw SystemError("ibv_post_srq_recv", rc);

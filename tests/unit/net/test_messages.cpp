@@ -130,6 +130,31 @@ TEST_CASE("endpoint: round trip and wire form")
     CHECK(parse_endpoint(decode_frame(encode_frame(to_message(extremes)))) == extremes);
 }
 
+TEST_CASE("endpoint: XRC's receive QP and SRQ numbers travel only for XRC, both or neither")
+{
+    Endpoint e = sample_endpoint();
+    CHECK_FALSE(to_message(e).contains("xrc_qpn"));  // a peer of another transport sees the old message
+    e.xrc_qpn = 0x124;
+    e.srqn = 0x7;
+    const Json m = to_message(e);
+    CHECK(m.at("xrc_qpn") == 0x124);
+    CHECK(m.at("srqn") == 0x7);
+    CHECK(parse_endpoint(m) == e);
+    e.xrc_qpn = (1u << 24) - 1;
+    e.srqn = (1u << 24) - 1;
+    CHECK(parse_endpoint(decode_frame(encode_frame(to_message(e)))) == e);
+    CHECK(endpoint_error("srqn", 1) == R"(endpoint message: missing member "xrc_qpn")");
+    CHECK(endpoint_error("xrc_qpn", 1) == R"(endpoint message: missing member "srqn")");
+    Json bad = to_message(e);
+    bad["srqn"] = 1u << 24;
+    CHECK(thrown<OperationError>([&] { parse_endpoint(bad); }) ==
+          R"(endpoint message: member "srqn" is 16777216, must be an integer in 0..16777215 (24 bits))");
+    bad = to_message(e);
+    bad["xrc_qpn"] = 0;
+    CHECK(thrown<OperationError>([&] { parse_endpoint(bad); }) ==
+          R"(endpoint message: member "xrc_qpn" is 0, must be the peer's XRC_RECV QP number (not 0))");
+}
+
 TEST_CASE("endpoint: a GID in any IPv6 text form, 16 bytes")
 {
     Endpoint e = parse_endpoint(endpoint_with("gid", "fe80::5054:ff:fe12:3456"));
@@ -180,7 +205,7 @@ TEST_CASE("endpoint: ranges")
 TEST_CASE("endpoint: unknown, missing and mistyped members")
 {
     CHECK(endpoint_error("sl", 0) == R"(endpoint message: unknown member "sl" (it has: "qpn", "psn", "lid", "gid", )"
-                                     R"("gid_index", "rkey", "addr", "size", "mtu", "max_dest_rd_atomic"))");
+                                     R"("gid_index", "rkey", "addr", "size", "mtu", "max_dest_rd_atomic", "xrc_qpn", "srqn"))");
     CHECK(endpoint_error("gid", removed) == R"(endpoint message: missing member "gid")");
     CHECK(endpoint_error("mtu", removed) == R"(endpoint message: missing member "mtu")");
     CHECK(endpoint_error("max_dest_rd_atomic", removed) == R"(endpoint message: missing member "max_dest_rd_atomic")");

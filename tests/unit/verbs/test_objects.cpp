@@ -85,6 +85,10 @@ TEST_CASE("a QP on a shared receive queue asks for no receive queue; an XRC rece
     xs.recv_cq = cq;
     CHECK(qp_init_attr_ex(pd, xs).comp_mask == IBV_QP_INIT_ATTR_PD);
     CHECK(qp_init_attr_ex(pd, xs).pd == pd);
+    xs.cap = {8, 8, 1, 1, 0};  // a receive depth asked for (the link tests' setup has one): not passed on
+    CHECK(qp_init_attr_ex(pd, xs).cap.max_send_wr == 8);
+    CHECK(qp_init_attr_ex(pd, xs).cap.max_recv_wr == 0);
+    CHECK(qp_init_attr_ex(pd, xs).cap.max_recv_sge == 0);
 }
 
 TEST_CASE("a basic SRQ is asked for on its PD with its depth and SGEs, the limit left for ibv_modify_srq")

@@ -1,7 +1,8 @@
-// The threads of one side's run: N worker threads (--threads N; one
-// without it, for bw: a ping-pong run of one pair runs on the calling
-// thread instead, src/ops/ping_pong.cpp), each pinned to its CPU, and the
-// calling thread as their coordinator. The coordinator watches the peer through the out-of-band
+// The threads of one side's run: N worker threads (--threads N; a run of
+// one thread, bw's or ping-pong's, runs on the calling thread instead and
+// its loop looks at the peer itself: src/perf/bw/worker.cpp,
+// src/ops/ping_pong.cpp), each pinned to its CPU, and the calling thread
+// as their coordinator. The coordinator watches the peer through the out-of-band
 // socket (net::PeerWatch: it sends this side's heartbeats and takes the
 // peer's). When the peer is done, gone or silent it raises the crew's end
 // signal, an eventfd that stays readable, which the workers' loops watch

@@ -19,12 +19,37 @@ namespace qps::perf {
 namespace {
 
 // A side with nothing to poll (the target of writes or reads) waits for
-// the end signal without spinning (the peer done, gone or silent).
-void wait_passively(int oob_fd)
+// the end signal without spinning (the peer done, gone or silent). With
+// the peer watched here (BwRun::peer), it wakes at least once a heartbeat
+// interval to keep them going; `lost` says why when the peer went silent.
+void wait_passively(const BwRun& run, std::string& lost)
 {
-    pollfd p[2]{{oob_fd, POLLIN | POLLRDHUP, 0}, {net::interrupt_fd(), POLLIN, 0}};
-    while (::poll(p, 2, -1) < 0 && errno == EINTR) {
+    if (!run.peer) {
+        pollfd p[2]{{run.oob_fd, POLLIN | POLLRDHUP, 0}, {net::interrupt_fd(), POLLIN, 0}};
+        while (::poll(p, 2, -1) < 0 && errno == EINTR) {
+        }
+        return;
     }
+    while (!net::interrupt_pending()) {
+        switch (run.peer->look()) {
+        case net::PeerWatch::Peer::running: break;
+        case net::PeerWatch::Peer::silent: lost = run.peer->silence_reason(); return;
+        case net::PeerWatch::Peer::done: return;
+        }
+        pollfd p[2]{{run.peer->fd(), POLLIN | POLLRDHUP, 0}, {net::interrupt_fd(), POLLIN, 0}};
+        if (::poll(p, 2, static_cast<int>(run.peer->interval().count())) < 0 && errno != EINTR)
+            return;  // cannot watch the socket: end the wait rather than hang
+    }
+}
+
+// The peer went silent (BwRun::peer): the run is cut short by that, whatever
+// the loop made of the end, as the crew's coordinator reports it.
+void mark_peer_lost(BwResult& r, const std::string& lost)
+{
+    r.aborted = true;
+    r.peer_ended_early = false;
+    r.peer_lost = true;
+    r.abort_reason = lost;
 }
 
 constexpr const char* halted_by_sibling = "another thread of this side ended the run";
@@ -62,10 +87,13 @@ struct RunEntry {
 BwResult run_as_target(const BwRun& run, const Clock& clock, const RunEntry& entry)
 {
     BwResult r;
-    wait_passively(run.oob_fd);
+    std::string lost;
+    wait_passively(run, lost);
     r.cpu = entry.cpu_until(clock, clock.now());
     if (net::interrupt_pending() || crew_halted(run))
         mark_halted_or_interrupted(r);
+    else if (!lost.empty())
+        mark_peer_lost(r, lost);
     return r;
 }
 
@@ -164,6 +192,7 @@ struct BwRound {
     std::uint64_t progress_tick = 0, next_look;
     std::optional<CpuTimes> cpu_start, cpu_end;
     std::uint64_t cpu_start_tick = 0, cpu_end_tick = 0;
+    std::string lost;  // BwRun::peer: why the peer was lost (its silence), or ""
 
     explicit BwRound(const BwLoop& l)
         : run(l.run), clock(l.clock), lanes(l.lanes), tx(l.tx), rx(l.rx), ticks(l.ticks),
@@ -274,15 +303,36 @@ struct Fresh {
     }
 }
 
+// The end signal: the crew's (or a pipe's) readable, or with the peer
+// watched here (BwRun::peer) its end or its silence (`lost`); a look also
+// sends this side's heartbeat when one is due.
+[[gnu::always_inline]] inline bool end_signalled(BwRound& s)
+{
+    if (!s.run.peer)
+        return fd_readable(s.run.oob_fd);
+    switch (s.run.peer->look()) {
+    case net::PeerWatch::Peer::running: return false;
+    case net::PeerWatch::Peer::silent: s.lost = s.run.peer->silence_reason(); return true;
+    case net::PeerWatch::Peer::done: return true;
+    }
+    return false;
+}
+
 // Every round once this side has sent, else now and then (a client hears
 // nothing before its announcement unless the peer gave up, died or went
 // silent): the end signal. True when it ends the run early (`r` says why).
 [[gnu::always_inline]] inline bool peer_ended_run(BwRound& s, BwResult& r)
 {
     const bool look = s.sent || ++s.rounds % 1024 == 0 || s.progress_tick >= s.next_look;
-    if (look)
-        s.next_look = s.progress_tick + s.ticks.look;
-    if (!look || s.peer_done || !fd_readable(s.run.oob_fd))
+    if (!look)
+        return false;
+    s.next_look = s.progress_tick + s.ticks.look;
+    if (s.peer_done) {
+        if (s.run.peer)
+            s.run.peer->keep_alive();  // this side may still run (bidirectional bw)
+        return false;
+    }
+    if (!end_signalled(s))
         return false;
     if (crew_halted(s.run)) {
         r.aborted = true;
@@ -388,6 +438,8 @@ namespace hot {
         if (s.sent && s.peer_done)
             break;
     }
+    if (!s.lost.empty())
+        mark_peer_lost(r, s.lost);
     l.rx_total = s.rx_total;
     l.cpu_start = s.cpu_start;
     l.cpu_end = s.cpu_end;

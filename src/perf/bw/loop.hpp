@@ -37,6 +37,7 @@
 #include "src/perf/link_common.hpp"
 #include "src/perf/rate_windows.hpp"
 #include "src/report/bandwidth.hpp"
+#include "src/net/heartbeat.hpp"
 #include "src/verbs/link_resources.hpp"
 
 namespace qps::perf {
@@ -58,6 +59,11 @@ struct BwRun {
     // (src/perf/crew.hpp; a sibling thread may raise it too), or a pipe
     // (doctor's loopback, qpscope-mesh).
     int oob_fd = -1;
+    // bw without --threads: the loop runs on the calling thread and looks
+    // at the peer itself (its heartbeats both ways, its end or silence) in
+    // place of oob_fd. No second thread: glibc then leaves the cancellation
+    // bracket out of rxe's doorbell write() (src/perf/bw/worker.cpp).
+    net::PeerWatch* peer = nullptr;
     // Called once when this side's sending is done (the client's announcement).
     std::function<void()> on_sent;
     // Called about once a second while measuring (seconds in the span, tx bytes/s so far).

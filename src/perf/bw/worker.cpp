@@ -6,6 +6,7 @@
 
 #include "src/perf/bw/aggregate.hpp"
 #include "src/perf/crew.hpp"
+#include "src/perf/link_common.hpp"
 
 namespace qps::perf {
 
@@ -78,6 +79,18 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
     CrewResult out;
     const auto n = static_cast<std::uint32_t>(plans.size());
     const bool alone = n == 1;  // no --threads: the loop as it runs alone
+    if (alone) {
+        // On this thread, which looks at the peer itself: with no second
+        // thread in the process, glibc leaves out the cancellation bracket it
+        // puts around every system call of a threaded one (rxe's doorbell
+        // write(), once a message; README "Instructions per message").
+        const PinnedHere pin(plans.front().cpu);
+        BwRun mine = run;
+        mine.peer = &peer;
+        mine.oob_fd = -1;
+        out.total = run_bandwidth(plans.front().lanes, mine, clock);
+        return out;
+    }
     std::atomic<bool> halt{false};
     std::atomic<std::uint32_t> at_start{0}, warmed{0}, sent{0};
     std::atomic<std::uint64_t> opened{0};
@@ -91,8 +104,7 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
     const auto work = [&](std::uint32_t i, const CrewEnd& end) {
         BwRun mine = run;
         mine.oob_fd = end.fd();
-        if (!alone)
-            mine.crew = {n, &at_start, &warmed, &opened, &halt, origin};
+        mine.crew = {n, &at_start, &warmed, &opened, &halt, origin};
         // The last thread done sending makes the announcement, between two heartbeats.
         mine.on_sent = [&] {
             if (sent.fetch_add(1) + 1 == n && run.on_sent)
@@ -129,7 +141,7 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
         };
     const std::string lost = run_crew_threads(cpus, peer, work, each_second);
 
-    out.total = alone ? std::move(results.front()) : total_of(results, run, clock);
+    out.total = total_of(results, run, clock);
     if (!lost.empty()) {
         // Whatever the loops made of the end signal, the peer is lost.
         out.total.aborted = true;
@@ -137,9 +149,8 @@ CrewResult run_crew(const std::vector<WorkerPlan>& plans, const BwRun& run, cons
         out.total.peer_lost = true;
         out.total.abort_reason = lost;
     }
-    if (!alone)
-        for (std::uint32_t i = 0; i < n; ++i)
-            out.threads.push_back(thread_stats(i, plans[i].cpu, results[i]));
+    for (std::uint32_t i = 0; i < n; ++i)
+        out.threads.push_back(thread_stats(i, plans[i].cpu, results[i]));
     return out;
 }
 

@@ -1,6 +1,7 @@
-// One side's run of one size on its worker threads (bw --threads N; one
-// thread without it). Each thread is pinned to its own CPU and owns its
-// QPs, CQs and buffers; its hot loop (src/perf/bw/loop.hpp) shares nothing
+// One side's run of one size on its worker threads (bw --threads N;
+// without it the loop runs on the calling thread and looks at the peer
+// itself, as ping-pong's one pair does). Each thread is pinned to its own
+// CPU and owns its QPs, CQs and buffers; its hot loop (src/perf/bw/loop.hpp) shares nothing
 // written per message with the others and takes no lock. The threads start
 // together; with -D each span starts once every thread is past its
 // warm-up. The calling thread is the coordinator (src/perf/crew.hpp): it

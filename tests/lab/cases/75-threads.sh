@@ -53,14 +53,17 @@ run timeout 300 "$q" --json bw 127.0.0.1 -d rxe0 --threads 2 --qps 2 --op read -
 wait "$thr_server"; server_rc=$?
 expect_true "client 0, server 0 (got $rc, $server_rc)" test "$rc/$server_rc" = "0/0"
 expect_true "read: total and threads" threads_ok "$out" 2 2
-# The overlap is at least 0.75 s of the 1 s: two threads run one after the
-# other would overlap by nothing; under CI's load a thread has started
-# 0.12 s after the other (overlap 0.883 s in the rehearsal of 2026-11-26
-# 15:44, where 0.9 was asked).
+# The threads ran at once: their overlap is more than half of the span
+# measured (two threads run one after the other would overlap by nothing).
+# The bound is taken from the span, not the clock: under CI's load a
+# thread has started 0.12 s after the other (overlap 0.883 s in the
+# rehearsal of 2026-11-26 15:44), and with two guests and two compiles on
+# the 2 cores 0.54 s after it (2026-12-07 03:15 UTC: overlap 0.593 s of
+# 1.132 s measured), which the old fixed 0.75 s failed.
 expect_true "-D 1: both threads measured about 1 s at once, windows counted in the overlap" python3 -c '
 import json, sys
 r = json.loads(sys.argv[1])["client_posts"][0]
-assert 0.75 < r["overlap_s"] <= r["measured_s"] < 1.6 and r["windows"] >= 10, r' "$out"
+assert 0.5 * r["measured_s"] < r["overlap_s"] <= r["measured_s"] < 1.6 and r["windows"] >= 10, r' "$out"
 thr_serve -d rxe0 --timeout 20
 run timeout 300 "$q" --json bw 127.0.0.1 -d rxe0 --cpus 1,0 --bidir --op send -s 1024 -n 1000 --timeout 20
 wait "$thr_server"; server_rc=$?

@@ -44,11 +44,26 @@ void explain_values(const std::string& topic, const ExplainFlags& f, const Globa
 
 void explain_text(const ExplainFlags& f, const GlobalOptions& global)
 {
-    const explain::LogReport report = f.lines.empty() ? ops::explain_log(f.log) : ops::explain_lines(f.lines);
-    emit(global, "explain", [&](formatters::Printer& p) { formatters::render_explain_log(report, p); });
-    if (report.interrupted)
+    bool interrupted = false, any = false, all_decoded = true;
+    if (!f.lines.empty()) {
+        const explain::LogReport report = ops::explain_lines(f.lines);
+        emit(global, "explain", [&](formatters::Printer& p) { formatters::render_explain_log(report, p); });
+        any = report.attributed_lines() > 0;
+        all_decoded = report.all_decoded();
+    } else {
+        // The log streams: each line is written as it is read, nothing of it kept.
+        const ops::LogInput log = ops::open_log(f.log);  // unreadable: UsageError, nothing printed
+        emit(global, "explain", [&](formatters::Printer& p) {
+            formatters::ExplainLogWriter w(p);
+            interrupted = ops::scan_log(log, [&](const explain::LogLine& l) { w.line(l); });
+            w.finish(interrupted);
+            any = w.attributed() > 0;
+            all_decoded = w.all_decoded();
+        });
+    }
+    if (interrupted)
         throw ReportedFailure{exit_interrupted};
-    if (report.attributed_lines() == 0 || !report.all_decoded())
+    if (!any || !all_decoded)
         throw ReportedFailure{exit_failed};
 }
 

@@ -53,56 +53,73 @@ void render_explanations(const std::vector<explain::Explanation>& all, Printer& 
 
 void render_explain_log(const explain::LogReport& r, Printer& p)
 {
-    p.begin_list("lines", "");
-    for (const auto& l : r.lines) {
-        if (l.found.empty())
-            continue;
-        p.begin_object("", fmt::format("line {}: {}", l.number, l.text));
-        p.datum("line", std::uint64_t{l.number});
-        p.datum("text", l.text);
-        p.begin_list("found", "");
-        for (const auto& a : l.found) {
-            p.begin_object("", fmt::format("{} ({})", heading_of(a.explanation), a.source));
-            p.datum("pattern", a.pattern);
-            p.datum("source", a.source);
-            p.datum("value", a.value);
-            render_body(a.explanation, p);
-            p.end_object();
-        }
-        p.end_list();
-        p.end_object();
+    ExplainLogWriter w(p);
+    for (const auto& l : r.lines)
+        w.line(l);
+    w.finish(r.interrupted);
+}
+
+ExplainLogWriter::ExplainLogWriter(Printer& p) : p_(p) { p_.begin_list("lines", ""); }
+
+void ExplainLogWriter::line(const explain::LogLine& l)
+{
+    ++lines_;
+    if (!l.utf8)
+        not_utf8_.push_back(l.number);
+    if (l.found.empty()) {
+        unattributed_.add(l.number, l.text);
+        return;
     }
+    ++attributed_;
+    values_ += l.found.size();
+    p_.begin_object("", fmt::format("line {}: {}", l.number, l.text));
+    p_.datum("line", std::uint64_t{l.number});
+    p_.datum("text", l.text);
+    p_.begin_list("found", "");
+    for (const auto& a : l.found) {
+        all_decoded_ = all_decoded_ && a.explanation.decoded;
+        p_.begin_object("", fmt::format("{} ({})", heading_of(a.explanation), a.source));
+        p_.datum("pattern", a.pattern);
+        p_.datum("source", a.source);
+        p_.datum("value", a.value);
+        render_body(a.explanation, p_);
+        p_.end_object();
+    }
+    p_.end_list();
+    p_.end_object();
+}
+
+void ExplainLogWriter::finish(bool interrupted)
+{
+    Printer& p = p_;
     p.end_list();
-    const std::size_t unattributed = r.lines.size() - r.attributed_lines();
+    const std::size_t unattributed = unattributed_.size();
     p.begin_list("unattributed", unattributed ? "Nothing attributed in" : "");
-    for (const auto& l : r.lines) {
-        if (!l.found.empty())
-            continue;
+    unattributed_.each([&](std::uint64_t number, std::string_view text) {
         p.begin_object("", "");
-        p.datum("line", std::uint64_t{l.number});
-        p.field("text", fmt::format("line {}", l.number), l.text);
+        p.datum("line", number);
+        p.field("text", fmt::format("line {}", number), std::string(text));
         p.end_object();
-    }
+    });
     p.end_list();
     p.begin_object("counts", "");
-    p.datum("lines", std::uint64_t{r.lines.size()});
-    p.datum("attributed", std::uint64_t{r.attributed_lines()});
-    p.datum("values", std::uint64_t{r.values()});
+    p.datum("lines", std::uint64_t{lines_});
+    p.datum("attributed", std::uint64_t{attributed_});
+    p.datum("values", std::uint64_t{values_});
     p.end_object();
-    const std::vector<std::size_t> odd = r.not_utf8_lines();
     p.begin_list("not_utf8_lines", "");
-    for (const std::size_t n : odd)
+    for (const std::size_t n : not_utf8_)
         p.datum("", std::uint64_t{n});  // JSON only: the note below says it in text
     p.end_list();
-    if (!odd.empty())
+    if (!not_utf8_.empty())
         p.note(fmt::format("line{} {} {} bytes that are not UTF-8: shown as \\xNN (JSON: U+FFFD); read like the "
                            "other lines",
-                           odd.size() == 1 ? "" : "s", fmt::join(odd, ", "), odd.size() == 1 ? "holds" : "hold"));
-    p.note(fmt::format("{} line{}, {} with values ({} value{}), {} attributed to nothing", r.lines.size(),
-                       r.lines.size() == 1 ? "" : "s", r.attributed_lines(), r.values(), r.values() == 1 ? "" : "s",
-                       unattributed));
-    p.datum("interrupted", r.interrupted);
-    if (r.interrupted)
+                           not_utf8_.size() == 1 ? "" : "s", fmt::join(not_utf8_, ", "),
+                           not_utf8_.size() == 1 ? "holds" : "hold"));
+    p.note(fmt::format("{} line{}, {} with values ({} value{}), {} attributed to nothing", lines_,
+                       lines_ == 1 ? "" : "s", attributed_, values_, values_ == 1 ? "" : "s", unattributed));
+    p.datum("interrupted", interrupted);
+    if (interrupted)
         p.note("interrupted: the lines read before it (exit 4)");
 }
 

@@ -121,17 +121,41 @@ private:
         for (const auto& p : pending_)
             if (!p.item)
                 w = std::max(w, display_width(p.label));
-        for (const auto& p : pending_)
-            line(p.item ? fmt::format("- {}", p.text) : fmt::format("{} : {}", padded(p.label, w), p.text));
+        for (const auto& p : pending_) {
+            // "- text", or "label : text" with the label padded to the column (as padded() does).
+            start_line();
+            if (p.item) {
+                line_ += "- ";
+            } else {
+                line_ += p.label;
+                line_.append(w - std::min(w, display_width(p.label)), ' ');
+                line_ += " : ";
+            }
+            line_ += p.text;
+            end_line();
+        }
         pending_.clear();
     }
-    void line(std::string_view s) { out_ << std::string(depth_ * 2, ' ') << s << '\n'; }
+    void line(std::string_view s)
+    {
+        start_line();
+        line_ += s;
+        end_line();
+    }
+    // One line is built in line_ and written at once (a log's report is a line per line read).
+    void start_line() { line_.assign(static_cast<std::size_t>(depth_) * 2, ' '); }
+    void end_line()
+    {
+        line_ += '\n';
+        out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+    }
 
     std::ostream& out_;
     bool color_;
     int depth_ = 0;
     std::vector<bool> headed_;
     std::vector<Pending> pending_;
+    std::string line_;
 };
 
 }  // namespace

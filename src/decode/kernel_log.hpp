@@ -19,7 +19,7 @@ struct KernelLogEvent {
     std::string_view where;     // the file and function that prints it
     std::string_view format;    // the format string, as the kernel source writes it
     std::string_view needle;    // lower-case text every such line holds: tested before the regex
-    std::string_view regex;     // ECMAScript, case-sensitive: matches such a line
+    std::string_view regex;     // RE2 syntax: matches such a line (explain --log: ignoring case)
     std::string_view meaning;   // what happened, the state after it, what the consumer does next
     std::string_view next;      // what to look at
 };

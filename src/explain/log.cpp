@@ -6,12 +6,13 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <infiniband/verbs.h>
-#include <regex>
+#include <re2/re2.h>
 
 #include "src/decode/kernel_consumer.hpp"
 #include "src/decode/kernel_log.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/explain/log_match.hpp"
 #include "src/explain/parse.hpp"
 #include "src/util/outside_bytes.hpp"
 #include "src/util/text.hpp"
@@ -19,80 +20,10 @@
 namespace qps::explain {
 
 using util::trim;
-using util::lower;
 
 using namespace detail;
 
 namespace {
-
-struct KnownText {
-    std::int64_t value;
-    std::string text;  // lower case
-    std::string name;  // "ibv_wc_retry_exc_err" (lower case), "EINVAL"
-};
-
-// ibv_wc_status_str()'s words for every status but SUCCESS ("success" is in
-// too many lines to mean a completion), the IBV_WC_ names, and the kernel's
-// words where they differ.
-const std::vector<KnownText>& status_texts()
-{
-    static const std::vector<KnownText> all = [] {
-        std::vector<KnownText> out;
-        // "fatal error" and "general error" (19, 21) are in too many lines that are not completions
-        // ("QP fatal error", "ctrl 1 fatal error occurred!"): only their IBV_WC_ names count.
-        for (const auto& s : decode::wc_status_table)
-            if (s.value != IBV_WC_SUCCESS) {
-                const bool generic = s.value == IBV_WC_FATAL_ERR || s.value == IBV_WC_GENERAL_ERR;
-                out.push_back({s.value,
-                               generic ? std::string("ibv_wc_" + lower(std::string(s.name)))
-                                       : lower(::ibv_wc_status_str(static_cast<ibv_wc_status>(s.value))),
-                               lower("IBV_WC_" + std::string(s.name))});
-            }
-        // Where the kernel's ib_wc_status_msg() (drivers/infiniband/core/verbs.c) words a status differently.
-        out.push_back({IBV_WC_WR_FLUSH_ERR, "wr flushed", "ib_wc_wr_flush_err"});
-        return out;
-    }();
-    return all;
-}
-
-// strerror()'s words and the E names of every errno.
-const std::vector<KnownText>& errno_texts()
-{
-    static const std::vector<KnownText> all = [] {
-        std::vector<KnownText> out;
-        for (const auto& name : errno_names()) {
-            const Explanation e = explain("errno", name);
-            out.push_back({e.raw, lower(e.facts.front().text), name});
-        }
-        return out;
-    }();
-    return all;
-}
-
-// Compiled once, in log_patterns() order (an empty regex for a scanner).
-const std::vector<std::regex>& compiled()
-{
-    static const std::vector<std::regex> all = [] {
-        std::vector<std::regex> out;
-        for (const auto& p : log_patterns())
-            out.emplace_back(p.scan == Scan::regex ? std::string(p.regex) : std::string("^$"),
-                             std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
-        return out;
-    }();
-    return all;
-}
-
-// The kernel storage consumers' lines (decode::kernel_log_events), compiled once in the table's order.
-const std::vector<std::regex>& kernel_event_regexes()
-{
-    static const std::vector<std::regex> all = [] {
-        std::vector<std::regex> out;
-        for (const auto& e : decode::kernel_log_events)
-            out.emplace_back(std::string(e.regex), std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
-        return out;
-    }();
-    return all;
-}
 
 // "Linux NVMe over Fabrics host (nvme-rdma)": who prints an event's line.
 std::string kernel_event_source(const decode::KernelLogEvent& e)
@@ -127,37 +58,33 @@ std::string vendor_of_device(std::string_view device)
     return v;
 }
 
-const std::regex& device_regex()
-{
-    static const std::regex re(
-        R"(\b((?:mlx[45]|rxe|siw|bnxt_re|irdma|efa|hfi1|qedr|erdma|hns|mana|ionic|ocrdma|cxgb4|iwp|vmw_pvrdma|qib|mthca)_?\d+)(?::(\d+))?)",
-        std::regex::ECMAScript | std::regex::optimize);
-    return re;
-}
-
 // GIDs: runs of hex digits, ':' and '.', parsed as IPv6. A run that starts
 // inside a word ("remoteGids::ffff:...", "localGid::...") starts at its first ':'.
 std::vector<std::string> gids_in(std::string_view line)
 {
     std::vector<std::string> out;
-    const auto is_gid_char = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) || c == ':' || c == '.'; };
-    for (std::size_t i = 0; i < line.size();) {
-        if (!is_gid_char(line[i])) {
-            ++i;
-            continue;
-        }
-        std::size_t j = i;
+    // isxdigit() and isalpha() of the C locale: ASCII only.
+    const auto is_gid_char = [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.';
+    };
+    const auto is_alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+    // A run without a colon is no GID: each run is found from a colon in it.
+    for (std::size_t from = 0, colon; (colon = line.find(':', from)) != std::string_view::npos;) {
+        std::size_t i = colon, j = colon + 1;
+        while (i > 0 && is_gid_char(line[i - 1]))
+            --i;
         while (j < line.size() && is_gid_char(line[j]))
             ++j;
+        from = j;
         std::string_view run = line.substr(i, j - i);
-        if (i > 0 && std::isalpha(static_cast<unsigned char>(line[i - 1]))) {
-            const auto colon = run.find(':');
-            run = colon == std::string_view::npos ? std::string_view() : run.substr(colon);
-        }
+        if (i > 0 && is_alpha(line[i - 1]))
+            run = run.substr(run.find(':'));
         while (!run.empty() && run.back() == '.')
             run.remove_suffix(1);
-        i = j;
-        if (std::count(run.begin(), run.end(), ':') < 2)
+        const auto colons = std::count(run.begin(), run.end(), ':');
+        // IPv6 text has "::", or eight groups (seven colons), or six and an IPv4 address (six):
+        // anything else inet_pton refuses ("02:33:12", "node1:12345:12400").
+        if (colons < 2 || (colons < 6 && run.find("::") == std::string_view::npos))
             continue;
         // at least two groups with digits: not "d::" or "::"
         int groups = 0;
@@ -174,14 +101,112 @@ std::vector<std::string> gids_in(std::string_view line)
     return out;
 }
 
+// Each match of `re` in `text`, left to right and not overlapping (as
+// std::regex_iterator found them, the text before a match its context for
+// \b): `on` gets the groups, [0] the match, a group that took no part null.
+template <class On>
+void each_match(const RE2& re, std::string_view text, On&& on)
+{
+    std::vector<re2::StringPiece> groups(static_cast<std::size_t>(re.NumberOfCapturingGroups()) + 1);
+    const re2::StringPiece all(text.data(), text.size());
+    for (std::size_t at = 0; at <= text.size() &&
+                             re.Match(all, at, text.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()));) {
+        on(groups);
+        const auto end = static_cast<std::size_t>(groups[0].data() - text.data()) + groups[0].size();
+        at = groups[0].empty() ? end + 1 : end;
+    }
+}
+
+std::string group_text(const re2::StringPiece& g) { return std::string(g.data(), g.size()); }
+
 class LineScan {
 public:
-    explicit LineScan(std::string_view line) : line_(line), lower_(lower(line))
+    // `lower` and `may`: the caller's, kept from line to line (no allocation a line).
+    LineScan(std::string_view line, std::string& lower, LineCandidates& may) : line_(line), lower_(lower), may_(may)
     {
-        std::cmatch m;
-        if (std::regex_search(line_.data(), line_.data() + line_.size(), m, device_regex()))
-            vendor_ = vendor_of_device(m.str(1));
-        // The verb the line names ("ibv_modify_qp", "rdma_resolve_addr"): an errno is read as that verb's.
+        lower_.assign(line);
+        for (auto& c : lower_)  // util::lower, in place (no branch: the loop vectorises)
+            c = static_cast<char>(c | (static_cast<unsigned char>(c - 'A') < 26 ? 0x20 : 0));
+        matcher_.candidates(lower_, may_);
+    }
+
+    std::vector<Attribution> run()
+    {
+        const auto pats = log_patterns();
+        for (std::size_t i = 0; i < pats.size(); ++i)
+            if (pats[i].scan != Scan::regex || may_.pattern[i])  // a regex the prefilter ruled out: not even called
+                scan(i, pats[i]);
+        return std::move(found_);
+    }
+
+private:
+    void scan(std::size_t index, const LogPattern& p)
+    {
+        const LogMatcher& m = matcher_;
+        switch (p.scan) {
+        case Scan::regex:
+            if (!may_.pattern[index])
+                break;  // the prefilter: the regex's literal parts are not all in the line
+            each_match(m.pattern(index), line_, [&](const std::vector<re2::StringPiece>& g) {
+                for (std::size_t i = 1; i < g.size(); ++i)
+                    if (g[i].data() != nullptr) {  // the first group that took part
+                        add(p, group_text(g[i]));
+                        break;
+                    }
+            });
+            break;
+        case Scan::wc_status_text: {
+            for (const int i : may_.status) {
+                const auto& t = status_texts()[static_cast<std::size_t>(i)];
+                if (contains_phrase(lower_, t.text) || contains_phrase(lower_, t.name))
+                    add(p, std::to_string(t.value));
+            }
+            break;
+        }
+        case Scan::errno_text: {
+            for (const int i : may_.errnos) {
+                const auto& t = errno_texts()[static_cast<std::size_t>(i)];
+                if (contains_phrase(lower_, t.text) || contains_phrase(line_, t.name))
+                    add(p, std::to_string(t.value));
+            }
+            break;
+        }
+        case Scan::gid:
+            if (std::count(line_.begin(), line_.end(), ':') >= 2)  // a GID's run holds two
+                for (const auto& g : gids_in(line_))
+                    add(p, g);
+            break;
+        case Scan::kernel_event:
+            for (const int i : may_.kernel_event) {
+                const auto& e = decode::kernel_log_events[static_cast<std::size_t>(i)];
+                if (RE2::PartialMatch(re2::StringPiece(line_.data(), line_.size()), m.kernel_event(static_cast<std::size_t>(i))))
+                    add(p, std::string(e.id), kernel_event_source(e));
+            }
+            break;
+        case Scan::device_port:
+            if (may_.device)
+                each_match(m.device(), line_, [&](const std::vector<re2::StringPiece>& g) {
+                    if (g[2].data() != nullptr)
+                        add(p, group_text(g[1]) + ":" + group_text(g[2]));
+                });
+            break;
+        }
+    }
+
+    // What the line says around its values, read at the first value (most
+    // lines have none): the provider its first device implies, and the verb
+    // it names ("ibv_modify_qp", "rdma_resolve_addr"), whose errno an errno
+    // is read as.
+    void read_context()
+    {
+        if (context_read_)
+            return;
+        context_read_ = true;
+        if (may_.device) {
+            re2::StringPiece device;
+            if (RE2::PartialMatch(re2::StringPiece(line_.data(), line_.size()), matcher_.device(), &device))
+                vendor_ = vendor_of_device(std::string_view(device.data(), device.size()));
+        }
         for (const auto& v : verb_names()) {
             const std::string call = v.rfind("rdma_", 0) == 0 ? v : "ibv_" + v;
             if (contains_phrase(lower_, call)) {
@@ -191,64 +216,9 @@ public:
         }
     }
 
-    std::vector<Attribution> run()
-    {
-        const auto& res = compiled();
-        const auto pats = log_patterns();
-        for (std::size_t i = 0; i < pats.size(); ++i)
-            scan(pats[i], res[i]);
-        return std::move(found_);
-    }
-
-private:
-    void scan(const LogPattern& p, const std::regex& re)
-    {
-        switch (p.scan) {
-        case Scan::regex:
-            if (!has_anchor(p.regex))
-                break;  // the regex cannot match: its literal words are not in the line
-            for (std::cregex_iterator it(line_.data(), line_.data() + line_.size(), re), end; it != end; ++it)
-                for (std::size_t g = 1; g < it->size(); ++g)
-                    if ((*it)[g].matched) {  // the first group that took part
-                        add(p, (*it)[g].str());
-                        break;
-                    }
-            break;
-        case Scan::wc_status_text:
-            for (const auto& t : status_texts())
-                if (contains_phrase(lower_, t.text) || contains_phrase(lower_, t.name))
-                    add(p, std::to_string(t.value));
-            break;
-        case Scan::errno_text:
-            for (const auto& t : errno_texts())
-                if (contains_phrase(lower_, t.text) || contains_phrase(line_, t.name))
-                    add(p, std::to_string(t.value));
-            break;
-        case Scan::gid:
-            for (const auto& g : gids_in(line_))
-                add(p, g);
-            break;
-        case Scan::kernel_event: {
-            const auto& res = kernel_event_regexes();
-            for (std::size_t i = 0; i < decode::kernel_log_events.size(); ++i) {
-                const auto& e = decode::kernel_log_events[i];
-                if (lower_.find(e.needle) != std::string::npos &&
-                    std::regex_search(line_.data(), line_.data() + line_.size(), res[i]))
-                    add(p, std::string(e.id), kernel_event_source(e));
-            }
-            break;
-        }
-        case Scan::device_port:
-            for (std::cregex_iterator it(line_.data(), line_.data() + line_.size(), device_regex()), end; it != end;
-                 ++it)
-                if ((*it)[2].matched)
-                    add(p, (*it)[1].str() + ":" + (*it)[2].str());
-            break;
-        }
-    }
-
     void add(const LogPattern& p, const std::string& value, std::string source = {})
     {
+        read_context();
         Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
         if (p.topic == "port") {
             a.explanation = device_port(value);
@@ -302,39 +272,11 @@ private:
         return e;
     }
 
-    // The first run of three or more letters of a pattern's regex (outside
-    // escapes and groups; none for a regex with alternatives) must be in the
-    // line for the regex to match: a cheap test before the slow std::regex.
-    bool has_anchor(std::string_view regex) const
-    {
-        if (regex.find('|') != std::string_view::npos)
-            return true;  // alternatives: no one word is needed
-        static thread_local std::string word;
-        word.clear();
-        for (std::size_t i = 0; i < regex.size(); ++i) {
-            const char c = regex[i];
-            if (c == '\\') {  // an escape such as \b or \d ends a word
-                if (word.size() >= 3)
-                    break;
-                word.clear();
-                ++i;
-                continue;
-            }
-            if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == ' ' || c == '=') {
-                word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-                continue;
-            }
-            if (word.size() >= 3)
-                break;
-            word.clear();
-        }
-        while (!word.empty() && word.back() == ' ')
-            word.pop_back();
-        return word.size() < 3 || lower_.find(word) != std::string::npos;
-    }
-
+    const LogMatcher& matcher_ = LogMatcher::get();
     std::string_view line_;
-    std::string lower_;
+    std::string& lower_;
+    LineCandidates& may_;
+    bool context_read_ = false;
     std::string vendor_;
     std::string verb_;
     std::vector<Attribution> found_;
@@ -374,24 +316,34 @@ std::vector<std::size_t> LogReport::not_utf8_lines() const
     return out;
 }
 
-std::vector<Attribution> attribute_line(std::string_view line) { return LineScan(line).run(); }
+std::vector<Attribution> attribute_line(std::string_view line)
+{
+    std::string lower;
+    LineCandidates may;
+    return LineScan(line, lower, may).run();
+}
+
+void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each)
+{
+    std::string lower;  // kept from line to line: no allocation a line
+    LineCandidates may;
+    LogLine l;
+    for (std::size_t number = 1; std::getline(in, l.text); ++number) {
+        if (!l.text.empty() && l.text.back() == '\r')
+            l.text.pop_back();
+        if (trim(l.text).empty())
+            continue;
+        l.number = number;
+        l.utf8 = util::is_utf8(l.text);
+        l.found = LineScan(l.text, lower, may).run();
+        each(l);
+    }
+}
 
 LogReport explain_log(std::istream& in)
 {
     LogReport r;
-    std::string text;
-    for (std::size_t number = 1; std::getline(in, text); ++number) {
-        if (!text.empty() && text.back() == '\r')
-            text.pop_back();
-        if (trim(text).empty())
-            continue;
-        LogLine l;
-        l.number = number;
-        l.utf8 = util::is_utf8(text);
-        l.found = attribute_line(text);
-        l.text = std::move(text);
-        r.lines.push_back(std::move(l));
-    }
+    scan_log(in, [&](const LogLine& l) { r.lines.push_back(l); });
     return r;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <istream>
 #include <span>
 #include <string>
@@ -27,10 +28,14 @@ struct LogPattern {
     std::string_view id;       // "nccl-status"
     std::string_view source;   // who prints it ("NCCL net_ib", "UCX ib_mlx5", "any")
     Scan scan;
-    std::string_view regex;    // Scan::regex: ECMAScript, case-insensitive, group 1 the value
+    std::string_view regex;    // Scan::regex: RE2 syntax, case-insensitive, the first group that took part the value
     std::string_view topic;    // the explain topic of the value ("port" for a device and port)
     std::string_view vendor;   // vendor-err: the provider the source implies ("" = unknown)
     std::string_view example;  // a line in the source's real format that the pattern matches
+    // Scan::regex, only where RE2's FilteredRE2 derives no literal from the
+    // regex (it gives up on some alternations; src/explain/log_match.hpp):
+    // lower-case words, '|' between them, one of which every match holds.
+    std::string_view needs = {};
 };
 
 // Every pattern, in the order they are tried on a line.
@@ -63,6 +68,10 @@ struct LogReport {
 
 // The values of one line, each once (by topic and number).
 std::vector<Attribution> attribute_line(std::string_view line);
+// Each non-blank line of `in` with its values, to `each` as soon as it is
+// read; nothing is kept, so memory does not grow with the log.
+void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each);
+// Every non-blank line of `in`, kept (scan_log into a LogReport).
 LogReport explain_log(std::istream& in);
 
 }  // namespace qps::explain

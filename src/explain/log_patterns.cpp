@@ -2,7 +2,9 @@
 // RDMA value, with a line in that program's real format (instantiated from
 // the format string named in the comment, with made-up values).
 // tests/unit/explain/log_corpus.txt holds more lines of each source, each
-// with the format string it comes from.
+// with the format string it comes from. The regexes are RE2's syntax
+// (src/explain/log_match.hpp: no lookaround, no backreference; "[[:space:]]"
+// where std::regex's "\s" took a vertical tab too).
 #include <array>
 
 #include "src/explain/log.hpp"
@@ -77,7 +79,7 @@ constexpr std::array<LogPattern, 47> patterns{{
     {"kernel-cm-event-words", "Linux nvme-rdma/iSER/isert", Scan::regex,
      R"(\b(address resolved|address error|route resolved|route error|connect request|connect response|connect error|unreachable|rejected|established|disconnected|device removal|multicast join|multicast error|address change|timewait exit) *\(\d+\): status\b)",
      "cm-event", "", "[ 1400.000001] nvme nvme0: address error (1): status -110 id 00000000b1d2c3e4"},
-    {"kernel-cm-event", "Linux nvme-rdma/iSER/isert", Scan::regex, R"(\(\s*(\d+)\): status -?\d+ (?:id|conn)\b)",
+    {"kernel-cm-event", "Linux nvme-rdma/iSER/isert", Scan::regex, R"(\([[:space:]]*(\d+)\): status -?\d+ (?:id|conn)\b)",
      "cm-event", "", "[ 1400.000009] nvme nvme0: unrecognized event (16): status -2 id 00000000b1d2c3e4"},
     {"kernel-cm-status-errno", "Linux nvme-rdma/iSER/isert", Scan::regex, R"(\(\d+\): status (-\d+) (?:id|conn)\b)",
      "errno", "", "[ 1400.000001] nvme nvme0: address error (1): status -110 id 00000000b1d2c3e4"},
@@ -168,7 +170,7 @@ constexpr std::array<LogPattern, 47> patterns{{
      "ibv_modify_qp failed: Invalid argument (attr_mask 0x12d81)"},
     // errno as a number: "errno 22", "errno=-22", kernel "error -110", "ret=-22".
     {"errno-number", "any", Scan::regex, R"(\b(?:errno[ =:]*(-?\d+)|(?:err|error|ret|rc|returned)[ =:]*(-\d+)\b))",
-     "errno", "", "mlx5_0: failed to modify QP to RTR, ret=-22"},
+     "errno", "", "mlx5_0: failed to modify QP to RTR, ret=-22", "err|ret|rc"},
     // The words libibverbs' ibv_wc_status_str() (and the kernel's ib_wc_status_msg()) print, and IBV_WC_ names.
     {"wc-status-text", "any", Scan::wc_status_text, "", "wc-status", "",
      "[2026-11-20 10:00:01.000001] mlx5_qp.c: 412:mlx5_cqe_err: *WARNING*: Error on QP 0x30 wqe[012]: Work Request "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "src/error.hpp"
+#include "src/kernel/rdma_netlink.hpp"
 
 namespace qps::kernel::nl {
 

@@ -31,18 +31,25 @@ explain::LogReport explain_lines(const std::vector<std::string>& lines)
     return explain::explain_log(in);
 }
 
-explain::LogReport explain_log(const std::string& path)
+std::istream& LogInput::in() const { return file ? *file : std::cin; }
+
+LogInput open_log(const std::string& path)
 {
-    if (path == "-") {
-        // EINTR (no SA_RESTART) ends the read: what was read is reported.
-        explain::LogReport report = explain::explain_log(std::cin);
-        report.interrupted = net::interrupt_pending();
-        return report;
-    }
-    std::ifstream in(path);
-    if (!in)
+    LogInput log;
+    if (path == "-")
+        return log;
+    auto in = std::make_unique<std::ifstream>(path);
+    if (!*in)
         throw UsageError(fmt::format("the log '{}' cannot be read: {}", path, std::strerror(errno)));
-    return explain::explain_log(in);
+    log.file = std::move(in);
+    return log;
+}
+
+bool scan_log(const LogInput& log, const std::function<void(const explain::LogLine&)>& each)
+{
+    explain::scan_log(log.in(), each);
+    // Standard input: EINTR (no SA_RESTART) ends the read, what was read is reported.
+    return !log.file && net::interrupt_pending();
 }
 
 }  // namespace qps::ops

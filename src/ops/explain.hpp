@@ -4,6 +4,9 @@
 // providers) come with it, for the command line to offer.
 #pragma once
 
+#include <functional>
+#include <istream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,10 +23,18 @@ std::vector<explain::Explanation> explain_values(const std::string& topic, const
 // The values in these lines of text.
 explain::LogReport explain_lines(const std::vector<std::string>& lines);
 
-// The values in a log file, or in standard input for "-". A pipe can stay
-// open: SIGINT/SIGTERM end the read with the lines read so far
-// (`interrupted` set). A file that cannot be read: UsageError naming it
-// and why.
-explain::LogReport explain_log(const std::string& path);
+// A log to read: a file, or standard input for "-". A file that cannot be
+// read: UsageError naming it and why.
+struct LogInput {
+    std::unique_ptr<std::istream> file;  // null: standard input
+    std::istream& in() const;
+};
+LogInput open_log(const std::string& path);
+
+// The values in the log, each non-blank line to `each` as it is read;
+// nothing is kept, so memory does not grow with the log. A pipe can stay
+// open: SIGINT/SIGTERM end the read with the lines read so far (true:
+// interrupted).
+bool scan_log(const LogInput& log, const std::function<void(const explain::LogLine&)>& each);
 
 }  // namespace qps::ops

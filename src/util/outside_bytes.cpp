@@ -69,6 +69,17 @@ bool is_control(std::string_view seq)
     return seq.size() == 2 && b0 == 0xC2 && static_cast<unsigned char>(seq[1]) <= 0x9F;
 }
 
+// The length of the run of printable ASCII (20..7E) `bytes` starts with:
+// each such byte is a valid step of its own and no control character, so
+// the run is taken as it is (most of any log is).
+std::size_t printable_ascii_run(std::string_view bytes)
+{
+    std::size_t n = 0;
+    while (n < bytes.size() && static_cast<unsigned char>(bytes[n]) - 0x20u < 0x5Fu)
+        ++n;
+    return n;
+}
+
 }  // namespace
 
 Utf8Step utf8_step(std::string_view bytes)
@@ -92,12 +103,20 @@ Utf8Step utf8_step(std::string_view bytes)
 
 namespace {
 
-// Calls f(sequence, valid) for each step of decoding `bytes`, in order; stops
+// Calls f(sequence, valid) for each step of decoding `bytes` (a run of
+// printable ASCII as one), in order; stops
 // early when f returns false.
 template <class F>
 void for_each_step(std::string_view bytes, F&& f)
 {
     while (!bytes.empty()) {
+        if (const std::size_t plain = printable_ascii_run(bytes); plain > 1) {
+            // A run of printable ASCII: valid, one byte a step, handed over as one.
+            if (!f(bytes.substr(0, plain), true))
+                return;
+            bytes.remove_prefix(plain);
+            continue;
+        }
         const Utf8Step s = utf8_step(bytes);
         if (!f(bytes.substr(0, s.length), s.valid))
             return;

@@ -56,7 +56,7 @@ void register_cm_list(CLI::App& parent, const GlobalOptions& global)
         f.phase = o->state;
         f.pid = o->pid;
         const report::CmListReport r = ops::list_cm_ids(f);
-        emit(global, "cm list", [&](formatters::Printer& p) { formatters::render_cm_list(r, p); });
+        emit_streamed(global, "cm list", [&](formatters::Printer& p) { formatters::render_cm_list(r, p); });
     });
 }
 

@@ -27,4 +27,14 @@ void emit(const GlobalOptions& global, std::string_view command, Render&& render
     print_document(*printer, command, render);
 }
 
+// The same through make_streaming_printer(): for documents of tens of
+// thousands of rows (`qp list`, `cm list`), whose formatters give each key
+// once and do not throw part-way.
+template <class Render>
+void emit_streamed(const GlobalOptions& global, std::string_view command, Render&& render)
+{
+    auto printer = formatters::make_streaming_printer(global.printer(), std::cout);
+    print_document(*printer, command, render);
+}
+
 }  // namespace qps::commands

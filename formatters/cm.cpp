@@ -43,8 +43,10 @@ void render_cm_list(const report::CmListReport& r, Printer& p)
              {"comm", "COMMAND"},
              {"serves", "SERVES"}},
             {}};
-    for (const auto& c : r.ids)
-        t.rows.push_back({cm_text_or_null(c.device), cm_number_or_null(c.port), cm_number_or_null(c.id), c.state,
+    t.row_count = r.ids.size();
+    t.row_at = [&r](std::size_t i, std::vector<Value>& row) {
+        const auto& c = r.ids[i];
+        row = {cm_text_or_null(c.device), cm_number_or_null(c.port), cm_number_or_null(c.id), c.state,
                           c.phase, c.port_space, cm_text_or_null(c.local), cm_text_or_null(c.remote),
                           c.qpn ? Value{decode::hex_number(*c.qpn)} : Value{nullptr}, cm_number_or_null(c.pid),
                           OutsideBytes{c.comm},
@@ -52,7 +54,8 @@ void render_cm_list(const report::CmListReport& r, Printer& p)
                           c.serves.names.empty() ? Value{}
                           : c.serves.state.empty()
                               ? Value{c.serves.names}
-                              : Value{fmt::format("{} ({})", c.serves.names, c.serves.state)}});
+                              : Value{fmt::format("{} ({})", c.serves.names, c.serves.state)}};
+    };
     p.table("cm_ids",
             r.filtered ? fmt::format("{} of {} rdma_cm ID(s) on this host", r.ids.size(), r.host_total)
                        : fmt::format("{} rdma_cm ID(s)", r.ids.size()),

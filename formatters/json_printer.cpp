@@ -38,7 +38,7 @@ public:
     void table(std::string_view key, std::string_view, const Table& t) override
     {
         Json rows = t.keyed ? Json::object() : Json::array();
-        for (const auto& row : t.rows) {
+        for_each_row(t, [&](const std::vector<Value>& row) {
             Json obj = Json::object();
             for (std::size_t c = t.keyed ? 1 : 0; c < row.size() && c < t.columns.size(); ++c)
                 if (!std::holds_alternative<std::monostate>(row[c]))
@@ -47,7 +47,7 @@ public:
                 rows[util::to_utf8(row.empty() ? std::string() : to_text(row[0]))] = std::move(obj);
             else
                 rows.push_back(std::move(obj));
-        }
+        });
         add(key, std::move(rows));
     }
 
@@ -88,9 +88,152 @@ private:
     std::vector<Json*> stack_;
 };
 
+// The same document as JsonPrinter's with indent 2, written as it goes:
+// each container is opened and closed here, in nlohmann's layout (members
+// on lines of their own, indented two spaces a level; "{}" and "[]" when
+// empty), and each member's value is dumped by nlohmann itself, its lines
+// indented to the member's level (a dump has a line break nowhere but
+// between its own elements: strings escape theirs).
+class StreamingJsonPrinter final : public Printer {
+public:
+    explicit StreamingJsonPrinter(std::ostream& out) : out_(out) {}
+
+    void begin_document(std::string_view command) override
+    {
+        buf_.clear();
+        open_.clear();
+        buf_ += '{';
+        open_.push_back({false, false});
+        value_member("schema_version", schema_version);
+        value_member("command", Json(util::to_utf8(command)));
+    }
+    void end_document() override
+    {
+        while (!open_.empty())
+            close();
+        buf_ += '\n';
+        out_ << buf_ << std::flush;
+        buf_.clear();
+    }
+
+    void begin_object(std::string_view key, std::string_view) override { open(key, '{', false); }
+    void end_object() override { close(); }
+    void begin_list(std::string_view key, std::string_view) override { open(key, '[', true); }
+    void end_list() override { close(); }
+
+    void field(std::string_view key, std::string_view, const Value& value) override { member(key, value); }
+    void item(const Value& value) override { value_member({}, to_json(value)); }
+    void datum(std::string_view key, const Value& value) override { member(key, value); }
+
+    void table(std::string_view key, std::string_view, const Table& t) override
+    {
+        if (t.keyed) {
+            // Rows keyed by their first column: a row of a key met before replaces
+            // it in place, as the tree does; such tables are short (counters).
+            Json rows = Json::object();
+            for_each_row(t, [&](const std::vector<Value>& row) {
+                rows[util::to_utf8(row.empty() ? std::string() : to_text(row[0]))] = row_object(t, row);
+            });
+            value_member(key, rows);
+            return;
+        }
+        open(key, '[', true);
+        for_each_row(t, [&](const std::vector<Value>& row) { value_member({}, row_object(t, row)); });
+        close();
+    }
+
+    void note(std::string_view) override {}
+
+private:
+    struct Open {
+        bool list;
+        bool any;  // a member written already
+    };
+
+    static Json row_object(const Table& t, const std::vector<Value>& row)
+    {
+        Json obj = Json::object();
+        for (std::size_t c = t.keyed ? 1 : 0; c < row.size() && c < t.columns.size(); ++c)
+            if (!std::holds_alternative<std::monostate>(row[c])) {
+                obj[util::to_utf8(t.columns[c].key)] = to_json(row[c]);
+                if (const auto* b = std::get_if<OutsideBytes>(&row[c]))
+                    obj[util::to_utf8(raw_key(t.columns[c].key))] = util::hex_bytes(b->bytes);
+            }
+        return obj;
+    }
+
+    // The separator and indentation of the next member, and its key in an object.
+    void start_member(std::string_view key)
+    {
+        Open& o = open_.back();
+        buf_ += o.any ? ",\n" : "\n";
+        o.any = true;
+        buf_.append(2 * open_.size(), ' ');
+        if (!o.list) {
+            buf_ += util::json_text(Json(util::to_utf8(key)));
+            buf_ += ": ";
+        }
+    }
+    void value_member(std::string_view key, const Json& value)
+    {
+        start_member(key);
+        const std::string text = util::json_text(value, 2);
+        const std::size_t indent = 2 * open_.size();
+        std::size_t from = 0;
+        for (std::size_t nl; (nl = text.find('\n', from)) != std::string::npos; from = nl + 1) {
+            buf_.append(text, from, nl + 1 - from);
+            buf_.append(indent, ' ');
+        }
+        buf_.append(text, from);
+        spill();
+    }
+    // A keyed member; OutsideBytes also gives KEY_raw, the bytes in hex.
+    void member(std::string_view key, const Value& value)
+    {
+        value_member(key, to_json(value));
+        if (open_.back().list)
+            return;
+        if (const auto* b = std::get_if<OutsideBytes>(&value))
+            value_member(raw_key(key), Json(util::hex_bytes(b->bytes)));
+    }
+    void open(std::string_view key, char bracket, bool list)
+    {
+        start_member(key);
+        buf_ += bracket;
+        open_.push_back({list, false});
+    }
+    void close()
+    {
+        const Open o = open_.back();
+        open_.pop_back();
+        if (o.any) {
+            buf_ += '\n';
+            buf_.append(2 * open_.size(), ' ');
+        }
+        buf_ += o.list ? ']' : '}';
+    }
+    // Hands what is written on once there is enough of it.
+    void spill()
+    {
+        if (buf_.size() < 64 * 1024)
+            return;
+        out_ << buf_;
+        buf_.clear();
+    }
+
+    std::ostream& out_;
+    std::string buf_;
+    std::vector<Open> open_;
+};
+
 }  // namespace
 
 std::unique_ptr<Printer> make_json_printer(std::ostream& out) { return std::make_unique<JsonPrinter>(out, 2); }
+
+std::unique_ptr<Printer> make_streaming_json_printer(std::ostream& out)
+{
+    return std::make_unique<StreamingJsonPrinter>(out);
+}
 
 std::unique_ptr<Printer> make_json_lines_printer(std::ostream& out)
 {

@@ -91,11 +91,19 @@ std::string raw_key(std::string_view key) { return fmt::format("{}_raw", key); }
 
 std::unique_ptr<Printer> make_text_printer(std::ostream& out, bool color);
 std::unique_ptr<Printer> make_json_printer(std::ostream& out);
+std::unique_ptr<Printer> make_streaming_json_printer(std::ostream& out);
 
 std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostream& out)
 {
     if (options.json)
         return make_json_printer(out);
+    return make_text_printer(out, options.color);
+}
+
+std::unique_ptr<Printer> make_streaming_printer(const PrinterOptions& options, std::ostream& out)
+{
+    if (options.json)
+        return make_streaming_json_printer(out);
     return make_text_printer(out, options.color);
 }
 

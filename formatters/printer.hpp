@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
@@ -57,7 +58,30 @@ struct Table {
     // column (counters): JSON has an object keyed by it, each row an
     // object of the other columns; otherwise a list of row objects.
     bool keyed = false;
+    // Rows made as they are printed, after `rows`: `row_count` of them,
+    // row_at(i, row) filling `row` (handed over empty) with the i-th, so
+    // that a table of tens of thousands of rows is never held as Values.
+    // The JSON printer of make_streaming_printer() calls it within table();
+    // make_printer()'s keeps no reference to it either.
+    std::size_t row_count = 0;
+    std::function<void(std::size_t, std::vector<Value>&)> row_at = nullptr;
 };
+
+// Calls f(row) for each row of `t`: `rows`, then those of row_at.
+template <class F>
+void for_each_row(const Table& t, F&& f)
+{
+    for (const auto& row : t.rows)
+        f(static_cast<const std::vector<Value>&>(row));
+    if (!t.row_at)
+        return;
+    std::vector<Value> row;
+    for (std::size_t i = 0; i < t.row_count; ++i) {
+        row.clear();
+        t.row_at(i, row);
+        f(static_cast<const std::vector<Value>&>(row));
+    }
+}
 
 class Printer {
 public:
@@ -88,6 +112,14 @@ struct PrinterOptions {
 };
 
 std::unique_ptr<Printer> make_printer(const PrinterOptions& options, std::ostream& out);
+// The same, except that JSON is written as the formatter goes instead of
+// as one document at its end, in the same bytes as make_printer()'s
+// (the indentation and number format of nlohmann's dump): for documents
+// of tens of thousands of rows (`qp list`), whose tree would take ~1 KB a
+// row. Its formatter must give each key of an object once (the tree keeps
+// the last of twice, this printer would print both) and should not throw
+// part-way (what was written stays written).
+std::unique_ptr<Printer> make_streaming_printer(const PrinterOptions& options, std::ostream& out);
 // JSON Lines: each document (begin_document .. end_document) is one line,
 // flushed at its end (`ports --watch` into a pipe).
 std::unique_ptr<Printer> make_json_lines_printer(std::ostream& out);

@@ -409,19 +409,22 @@ void render_kernel_qps(const ops::QpListing& listing, Printer& p)
              {"remote", "REMOTE"},
              {"serves", "SERVES"}},
             {}};
-    for (const auto& q : qps) {
+    // Each row made as it is printed, from the kernel's QP (a host may hold tens of thousands).
+    t.row_count = qps.size();
+    t.row_at = [&listing](std::size_t i, std::vector<Value>& row) {
+        const report::KernelQpReport q = listing.report(i);
         const auto& c = q.consumer;
         // What a kernel consumer's QP serves, with its state: "nvme0 (live)".
         const Value serves = !c || c->serves.empty()
                                  ? Value{}
                                  : Value{c->serves_state.empty() ? c->serves
                                                                  : fmt::format("{} ({})", c->serves, c->serves_state)};
-        t.rows.push_back({q.device, port_or_none(q.port), hex24(q.qpn), q.type, q.state,
-                          q.dest_qpn ? hex24(*q.dest_qpn) : Value{}, number_or_none(q.sq_psn),
-                          number_or_none(q.rq_psn), number_or_none(q.pid), OutsideBytes{q.comm}, q.held,
-                          c ? Value{OutsideBytes{c->owner}} : Value{}, c && !c->remote.empty() ? Value{c->remote} : Value{},
-                          serves});
-    }
+        row = {q.device, port_or_none(q.port), hex24(q.qpn), q.type, q.state,
+               q.dest_qpn ? hex24(*q.dest_qpn) : Value{}, number_or_none(q.sq_psn),
+               number_or_none(q.rq_psn), number_or_none(q.pid), OutsideBytes{q.comm}, q.held,
+               c ? Value{OutsideBytes{c->owner}} : Value{}, c && !c->remote.empty() ? Value{c->remote} : Value{},
+               serves};
+    };
     p.table("qps",
             notes.stalled_s ? fmt::format("{} QP(s) without progress in {:g} s, or in ERR/SQE", qps.size(),
                                           *notes.stalled_s)

@@ -37,28 +37,53 @@ public:
         flush_fields();
         if (!heading.empty())
             line(bold(shown(heading)));
-        std::vector<std::vector<std::string>> cells;
+        // Every cell's text in one string (a table may have tens of
+        // thousands of rows): row r's cells end at ends[first[r]..first[r+1]).
+        std::string text;
+        std::vector<std::size_t> ends, first;
         std::vector<std::size_t> width(t.columns.size());
         for (std::size_t c = 0; c < t.columns.size(); ++c)
             width[c] = shown(t.columns[c].header).size();  // bytes: a "µs" header is one wider
-        for (const auto& row : t.rows) {
-            auto& r = cells.emplace_back();
+        for_each_row(t, [&](const std::vector<Value>& row) {
+            first.push_back(ends.size());
             for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {
-                r.push_back(shown(to_text(row[c])));
-                width[c] = std::max(width[c], display_width(r.back()));
+                const std::size_t begin = text.size();
+                text += shown(to_text(row[c]));
+                ends.push_back(text.size());
+                width[c] = std::max(width[c], display_width(std::string_view(text).substr(begin)));
             }
-        }
+        });
+        first.push_back(ends.size());
         const std::string pad(2, ' ');
         std::string head;
         for (std::size_t c = 0; c < t.columns.size(); ++c)
             head += fmt::format("{}{}", c ? pad : "", padded(shown(t.columns[c].header), width[c]));
         line(pad + bold(rtrim(head)));
-        for (const auto& r : cells) {
-            std::string s;
-            for (std::size_t c = 0; c < r.size(); ++c)
-                s += fmt::format("{}{}", c ? pad : "", padded(r[c], width[c]));
-            line(pad + rtrim(s));
+        const std::string indent(depth_ * 2, ' ');
+        std::string out, s;
+        for (std::size_t r = 0; r + 1 < first.size(); ++r) {
+            s.clear();
+            for (std::size_t k = first[r]; k < first[r + 1]; ++k) {
+                const std::size_t c = k - first[r];
+                const std::size_t begin = k == 0 ? 0 : ends[k - 1];
+                const std::string_view cell = std::string_view(text).substr(begin, ends[k] - begin);
+                if (c)
+                    s += pad;
+                s += cell;
+                if (const std::size_t dw = display_width(cell); dw < width[c])
+                    s.append(width[c] - dw, ' ');
+            }
+            s.erase(s.find_last_not_of(' ') + 1);
+            out += indent;
+            out += pad;
+            out += s;
+            out += '\n';
+            if (out.size() >= 64 * 1024) {
+                out_ << out;
+                out.clear();
+            }
         }
+        out_ << out;
     }
 
     void note(std::string_view text) override
@@ -76,7 +101,7 @@ private:
         bool item;  // a list element: "- text", no label column
     };
 
-    static std::size_t display_width(const std::string& s)
+    static std::size_t display_width(std::string_view s)
     {
         // UTF-8: count code points, not bytes (for "µs").
         return static_cast<std::size_t>(

@@ -49,7 +49,7 @@ void register_qp_list(CLI::App& parent, const GlobalOptions& global)
         f.held_only = o->held_only;
         f.stalled_s = o->stalled;
         const ops::QpListing listing = ops::list_qps(f);
-        emit(global, "qp list", [&](formatters::Printer& p) { formatters::render_kernel_qps(listing, p); });
+        emit_streamed(global, "qp list", [&](formatters::Printer& p) { formatters::render_kernel_qps(listing, p); });
         if (listing.notes.interrupted)
             throw ReportedFailure{exit_interrupted};
     });

@@ -5,6 +5,9 @@
 #include <map>
 #include <fmt/format.h>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "src/decode/kernel_consumer.hpp"
@@ -86,25 +89,6 @@ bool psn_progressed(const std::vector<std::uint32_t>& psns)
     return early && late && psn_after(*late, *early);
 }
 
-// The same QP (device, QPN, owner) in RTS in every reading, and neither
-// its SQ PSN nor its RQ PSN moved on.
-bool no_progress_in_rts(const std::vector<std::vector<kernel::KernelQp>>& readings, const kernel::KernelQp& q)
-{
-    std::vector<std::uint32_t> sq, rq;
-    for (const auto& reading : readings) {
-        const auto it = std::find_if(reading.begin(), reading.end(), [&](const kernel::KernelQp& b) {
-            return b.dev_name == q.dev_name && b.lqpn == q.lqpn && b.pid == q.pid;
-        });
-        if (it == reading.end() || it->state != state_rts)
-            return false;
-        if (it->sq_psn)
-            sq.push_back(*it->sq_psn);
-        if (it->rq_psn)
-            rq.push_back(*it->rq_psn);
-    }
-    return !psn_progressed(sq) && !psn_progressed(rq);
-}
-
 // What the QP's rdma_cm ID says: its state and addresses, and what the
 // state means for a QP that is `stuck`.
 std::string cm_id_note(const kernel::KernelCmId& cm, bool stuck)
@@ -124,75 +108,139 @@ std::string cm_id_note(const kernel::KernelCmId& cm, bool stuck)
 
 }  // namespace
 
+struct QpJudge::Index {
+    // A QP by device and QPN (and owner), as string views into the readings.
+    struct Key {
+        std::string_view dev;
+        std::uint32_t qpn = 0;
+        std::optional<std::uint32_t> pid;
+        bool operator==(const Key&) const = default;
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const noexcept
+        {
+            const std::uint64_t n = (std::uint64_t{k.qpn} << 33) | (k.pid ? (std::uint64_t{*k.pid} << 1) | 1 : 0);
+            const std::size_t h = std::hash<std::string_view>{}(k.dev);
+            return h ^ (std::hash<std::uint64_t>{}(n) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+        }
+    };
+    // The last reading's QPs by (device, QPN): is a destination QP on this host?
+    std::unordered_set<Key, KeyHash> present;
+    // Each QP's rdma_cm ID by (device, QPN), the first of the list's.
+    std::unordered_map<Key, const kernel::KernelCmId*, KeyHash> cm_of;
+    // Per reading (when there are two or more): each QP by (device, QPN,
+    // owner), the first of the reading's.
+    std::vector<std::unordered_map<Key, const kernel::KernelQp*, KeyHash>> in_reading;
+};
+
+QpJudge::QpJudge(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
+                 const std::vector<kernel::KernelCmId>& cm_ids, const LocalAddresses& local_addresses)
+    : readings_(readings), interval_s_(interval_s), local_addresses_(local_addresses), index_(std::make_unique<Index>())
+{
+    if (readings.empty())
+        return;
+    index_->present.reserve(readings.back().size());
+    for (const auto& q : readings.back())
+        index_->present.insert({q.dev_name, q.lqpn, std::nullopt});
+    for (const auto& c : cm_ids)
+        if (c.lqpn)
+            index_->cm_of.emplace(Index::Key{c.dev_name, *c.lqpn, std::nullopt}, &c);
+    if (readings.size() < 2)
+        return;
+    index_->in_reading.resize(readings.size());
+    for (std::size_t r = 0; r < readings.size(); ++r) {
+        auto& m = index_->in_reading[r];
+        m.reserve(readings[r].size());
+        for (const auto& q : readings[r])
+            m.emplace(Index::Key{q.dev_name, q.lqpn, q.pid}, &q);
+    }
+}
+
+QpJudge::~QpJudge() = default;
+
+std::optional<QpVerdict> QpJudge::judge(const kernel::KernelQp& q) const
+{
+    if (!q.pid && (q.type == type_smi || q.type == type_gsi))
+        return std::nullopt;  // the special QPs of the kernel's management (MAD) layer
+    const Index& ix = *index_;
+    QpVerdict v;
+    v.qp = q;
+    if (const auto cm = ix.cm_of.find({q.dev_name, q.lqpn, std::nullopt}); cm != ix.cm_of.end())
+        v.cm_id = *cm->second;
+    if (q.state == state_err || q.state == state_sqe) {
+        v.error_state = true;
+        if (!q.pid && !unnamed_owner(q)) {
+            const auto* known = decode::find_kernel_consumer(consumer_of(v));
+            v.notes.push_back(fmt::format(
+                "in {}: a work request failed; the kernel's {} got the failed completion{}",
+                q.state == state_err ? "ERR" : "SQE", consumer_of(v),
+                known ? fmt::format(" and recovers by itself: {}", known->recovery)
+                      : ": what it does next is in its own log lines"));
+        } else {
+            v.notes.push_back(
+                q.state == state_err
+                    ? "in ERR: a work request failed (for example retry exceeded when the peer stopped "
+                      "answering); the owner got the failed completion, the kernel did not keep its status; "
+                      "nothing flows until the owner destroys or resets the QP"
+                    : "in SQE: a send failed; the receive side still works, the owner must move the QP back "
+                      "to RTS");
+        }
+    }
+    const bool connected = (q.type == type_rc || q.type == type_uc) &&
+                           (q.state == state_rtr || q.state == state_rts || q.state == state_sqd);
+    if (connected && v.cm_id && !v.cm_id->dst.empty() && local_addresses_ &&
+        !local_addresses_->count(net::host_of(v.cm_id->dst)))
+        v.remote_peer = v.cm_id->dst;
+    if (connected && q.rqpn && !v.remote_peer.empty()) {
+        v.notes.push_back(fmt::format("destination QP {:#x} is on {}, another host: only that host can say whether "
+                                      "it lives ('qpscope qp list' there, 'qpscope path {}' from here)",
+                                      *q.rqpn, v.remote_peer, net::host_of(v.remote_peer)));
+    } else if (connected && q.rqpn && !ix.present.count({q.dev_name, *q.rqpn, std::nullopt})) {
+        v.dest_missing = true;
+        v.notes.push_back(fmt::format("destination QP {:#x} is not on {}: if its peer ran on this host, it is "
+                                      "gone (its process died or destroyed it); if the peer is remote, look "
+                                      "there",
+                                      *q.rqpn, q.dev_name));
+    }
+    if (readings_.size() >= 2 && q.state == state_rts && no_progress_in_rts(q)) {
+        v.no_progress = true;
+        v.notes.push_back(fmt::format("no progress in {:g} s: SQ PSN {} and RQ PSN {} got no further "
+                                      "(idle, or retrying towards a peer that does not answer)",
+                                      interval_s_, q.sq_psn.value_or(0), q.rq_psn.value_or(0)));
+    }
+    v.stuck = v.error_state || (v.dest_missing && v.no_progress);
+    if (v.cm_id)
+        v.notes.push_back(cm_id_note(*v.cm_id, v.stuck));
+    return v;
+}
+
+// The same QP (device, QPN, owner) in RTS in every reading, and neither
+// its SQ PSN nor its RQ PSN moved on.
+bool QpJudge::no_progress_in_rts(const kernel::KernelQp& q) const
+{
+    std::vector<std::uint32_t> sq, rq;
+    for (const auto& reading : index_->in_reading) {
+        const auto it = reading.find({q.dev_name, q.lqpn, q.pid});
+        if (it == reading.end() || it->second->state != state_rts)
+            return false;
+        if (it->second->sq_psn)
+            sq.push_back(*it->second->sq_psn);
+        if (it->second->rq_psn)
+            rq.push_back(*it->second->rq_psn);
+    }
+    return !psn_progressed(sq) && !psn_progressed(rq);
+}
+
 std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
                                  const std::vector<kernel::KernelCmId>& cm_ids, const LocalAddresses& local_addresses)
 {
     std::vector<QpVerdict> out;
     if (readings.empty())
         return out;
-    const auto& after = readings.back();
-    std::set<std::pair<std::string, std::uint32_t>> present;
-    for (const auto& q : after)
-        present.insert({q.dev_name, q.lqpn});
-    // Each QP's rdma_cm ID by (device, QPN): one look-up per QP on a host of tens of thousands.
-    std::map<std::pair<std::string, std::uint32_t>, const kernel::KernelCmId*> by_qp;
-    for (const auto& c : cm_ids)
-        if (c.lqpn)
-            by_qp.emplace(std::pair{c.dev_name, *c.lqpn}, &c);
-
-    for (const auto& q : after) {
-        if (!q.pid && (q.type == type_smi || q.type == type_gsi))
-            continue;  // the special QPs of the kernel's management (MAD) layer
-        QpVerdict v;
-        v.qp = q;
-        if (const auto cm = by_qp.find({q.dev_name, q.lqpn}); cm != by_qp.end())
-            v.cm_id = *cm->second;
-        if (q.state == state_err || q.state == state_sqe) {
-            v.error_state = true;
-            if (!q.pid && !unnamed_owner(q)) {
-                const auto* known = decode::find_kernel_consumer(consumer_of(v));
-                v.notes.push_back(fmt::format(
-                    "in {}: a work request failed; the kernel's {} got the failed completion{}",
-                    q.state == state_err ? "ERR" : "SQE", consumer_of(v),
-                    known ? fmt::format(" and recovers by itself: {}", known->recovery)
-                          : ": what it does next is in its own log lines"));
-            } else {
-                v.notes.push_back(
-                    q.state == state_err
-                        ? "in ERR: a work request failed (for example retry exceeded when the peer stopped "
-                          "answering); the owner got the failed completion, the kernel did not keep its status; "
-                          "nothing flows until the owner destroys or resets the QP"
-                        : "in SQE: a send failed; the receive side still works, the owner must move the QP back "
-                          "to RTS");
-            }
-        }
-        const bool connected = (q.type == type_rc || q.type == type_uc) &&
-                               (q.state == state_rtr || q.state == state_rts || q.state == state_sqd);
-        if (connected && v.cm_id && !v.cm_id->dst.empty() && local_addresses &&
-            !local_addresses->count(net::host_of(v.cm_id->dst)))
-            v.remote_peer = v.cm_id->dst;
-        if (connected && q.rqpn && !v.remote_peer.empty()) {
-            v.notes.push_back(fmt::format("destination QP {:#x} is on {}, another host: only that host can say whether "
-                                          "it lives ('qpscope qp list' there, 'qpscope path {}' from here)",
-                                          *q.rqpn, v.remote_peer, net::host_of(v.remote_peer)));
-        } else if (connected && q.rqpn && !present.count({q.dev_name, *q.rqpn})) {
-            v.dest_missing = true;
-            v.notes.push_back(fmt::format("destination QP {:#x} is not on {}: if its peer ran on this host, it is "
-                                          "gone (its process died or destroyed it); if the peer is remote, look "
-                                          "there",
-                                          *q.rqpn, q.dev_name));
-        }
-        if (readings.size() >= 2 && q.state == state_rts && no_progress_in_rts(readings, q)) {
-            v.no_progress = true;
-            v.notes.push_back(fmt::format("no progress in {:g} s: SQ PSN {} and RQ PSN {} got no further "
-                                          "(idle, or retrying towards a peer that does not answer)",
-                                          interval_s, q.sq_psn.value_or(0), q.rq_psn.value_or(0)));
-        }
-        v.stuck = v.error_state || (v.dest_missing && v.no_progress);
-        if (v.cm_id)
-            v.notes.push_back(cm_id_note(*v.cm_id, v.stuck));
-        out.push_back(std::move(v));
-    }
+    const QpJudge judge(readings, interval_s, cm_ids, local_addresses);
+    for (const auto& q : readings.back())
+        if (auto v = judge.judge(q))
+            out.push_back(std::move(*v));
     return out;
 }
 
@@ -216,16 +264,28 @@ std::vector<kernel::KernelCmId> cm_ids_or_none()
     }
 }
 
+std::chrono::steady_clock::time_point next_reading_slot(std::chrono::steady_clock::time_point next,
+                                                        std::chrono::steady_clock::time_point now,
+                                                        std::chrono::steady_clock::duration every)
+{
+    if (next > now || every <= std::chrono::steady_clock::duration::zero())
+        return next;
+    return next + every * ((now - next) / every + 1);
+}
+
 QpReadings read_qps_over(double seconds, int every_ms)
 {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
     const auto end = start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(seconds));
+    const auto every = std::chrono::duration_cast<clock::duration>(std::chrono::milliseconds(every_ms));
     QpReadings r;
     r.readings.push_back(kernel::list_kernel_qps());
     bool on = true;
-    for (auto next = start + std::chrono::milliseconds(every_ms); on && next < end;
-         next += std::chrono::milliseconds(every_ms)) {
+    for (auto next = start + every; on; next += every) {
+        next = next_reading_slot(next, clock::now(), every);
+        if (next >= end)
+            break;
         on = net::sleep_unless_interrupted(next);
         if (on)
             r.readings.push_back(kernel::list_kernel_qps());
@@ -245,31 +305,53 @@ QpWatch watch_qps(double seconds)
         std::uint32_t port;
         kernel::CounterSet counters, hw_counters;
     };
+    // Every port's counters before the readings (the links' dump is one
+    // message a port; a dump of every QP only for this would cost as much
+    // as a reading on a host of tens of thousands of QPs). Those of ports
+    // without a user QP in the first reading are dropped after.
     std::vector<PortCounters> ports;
-    for (const auto& q : kernel::list_kernel_qps()) {
-        if (!q.pid || q.port == 0)
-            continue;
-        if (std::none_of(ports.begin(), ports.end(),
-                         [&](const PortCounters& p) { return p.device == q.dev_name && p.port == q.port; }))
-            ports.push_back({q.dev_name, q.port, kernel::read_port_counters(q.dev_name, q.port, "counters"),
-                             kernel::read_port_counters(q.dev_name, q.port, "hw_counters")});
+    try {
+        for (const auto& l : kernel::list_rdma_links())
+            ports.push_back({l.dev_name, l.port, kernel::read_port_counters(l.dev_name, l.port, "counters"),
+                             kernel::read_port_counters(l.dev_name, l.port, "hw_counters")});
+    } catch (const std::exception&) {
+        // read_qps_over() says what the kernel refused.
     }
     QpWatch w;
     QpReadings r = read_qps_over(seconds);
     w.readings = std::move(r.readings);
     w.seconds = r.seconds;
     w.interrupted = r.interrupted;
-    w.verdicts = judge_qps(w.readings, w.seconds, cm_ids_or_none(), net::local_addresses());
-    for (const auto& p : ports) {
+    // The ports of the first reading's user QPs, in the order they first appear.
+    std::vector<const PortCounters*> watched;
+    for (const auto& q : w.readings.front()) {
+        if (!q.pid || q.port == 0)
+            continue;
+        if (std::any_of(watched.begin(), watched.end(),
+                        [&](const PortCounters* p) { return p->device == q.dev_name && p->port == q.port; }))
+            continue;
+        const auto it = std::find_if(ports.begin(), ports.end(), [&](const PortCounters& p) {
+            return p.device == q.dev_name && p.port == q.port;
+        });
+        if (it != ports.end())
+            watched.push_back(&*it);
+    }
+    // Only the verdicts `qp list --stalled` shows: tens of thousands of idle QPs need none kept.
+    const std::vector<kernel::KernelCmId> ids = cm_ids_or_none();
+    const QpJudge judge(w.readings, w.seconds, ids, net::local_addresses());
+    for (const auto& q : w.readings.back())
+        if (auto v = judge.judge(q); v && (v->no_progress || v->error_state))
+            w.verdicts.push_back(std::move(*v));
+    for (const PortCounters* p : watched) {
         const bool has_stuck = std::any_of(w.verdicts.begin(), w.verdicts.end(), [&](const QpVerdict& v) {
-            return v.stuck && v.qp.dev_name == p.device && v.qp.port == p.port;
+            return v.stuck && v.qp.dev_name == p->device && v.qp.port == p->port;
         });
         if (!has_stuck)
             continue;
         for (const char* subdir : {"counters", "hw_counters"}) {
-            const auto& before = std::string_view(subdir) == "counters" ? p.counters : p.hw_counters;
-            const auto after = kernel::read_port_counters(p.device, p.port, subdir);
-            for (auto& f : rising_counter_findings(p.device, p.port, before, after, subdir, w.seconds))
+            const auto& before = std::string_view(subdir) == "counters" ? p->counters : p->hw_counters;
+            const auto after = kernel::read_port_counters(p->device, p->port, subdir);
+            for (auto& f : rising_counter_findings(p->device, p->port, before, after, subdir, w.seconds))
                 if (f.status != Status::skipped)
                     w.port_counters.push_back(std::move(f));
         }
@@ -318,59 +400,65 @@ void why_and_fix(const QpVerdict& v, Finding& f)
 
 }  // namespace
 
-std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s, bool nested_pid_ns)
+QpFindings::QpFindings(double interval_s, bool nested_pid_ns) : interval_s_(interval_s), nested_pid_ns_(nested_pid_ns)
 {
-    std::vector<Finding> out;
-    std::set<std::uint32_t> pids;
-    std::set<std::string> consumers;
-    std::size_t stuck = 0, user = 0, unnamed = 0;
-    for (const auto& v : verdicts) {
-        if (v.qp.pid) {
-            pids.insert(*v.qp.pid);
-            ++user;
-        } else if (unnamed_owner(v.qp)) {
-            ++unnamed;
-        } else {
-            consumers.insert(consumer_of(v));
-        }
-        if (!v.stuck)
-            continue;
-        ++stuck;
-        const auto& q = v.qp;
-        Finding f;
-        f.id = "qp.stuck";
-        f.status = Status::warn;
-        f.device = q.dev_name;
-        if (q.port)
-            f.port = q.port;
-        f.seen = {{"qpn", fmt::format("{:#x}", q.lqpn)},
-                  {"state", stuck_state_name(q.state)},
-                  {"dest_qpn", q.rqpn ? fmt::format("{:#x}", *q.rqpn) : "-"},
-                  {"sq_psn", q.sq_psn ? std::to_string(*q.sq_psn) : "-"},
-                  {"rq_psn", q.rq_psn ? std::to_string(*q.rq_psn) : "-"},
-                  {"pid", q.pid ? std::to_string(*q.pid) : "-"},
-                  {"comm", q.comm},
-                  {"comm_raw", util::hex_bytes(q.comm)}};
-        if (!q.pid && !unnamed_owner(q))
-            f.seen.emplace_back("consumer", consumer_of(v));
-        if (v.cm_id && !v.cm_id->dst.empty())
-            f.seen.emplace_back("remote", v.cm_id->dst);
-        f.summary = fmt::format("QP {:#x} of {} is stuck: {}", q.lqpn, owner_text(v),
-                                v.error_state ? stuck_state_name(q.state)
-                                              : fmt::format("destination QP {:#x} gone, no progress in {:g} s",
-                                                            q.rqpn.value_or(0), interval_s));
-        why_and_fix(v, f);
-        out.push_back(std::move(f));
+}
+
+void QpFindings::add(const QpVerdict& v)
+{
+    ++judged_;
+    if (v.qp.pid) {
+        pids_.insert(*v.qp.pid);
+        ++user_;
+    } else if (unnamed_owner(v.qp)) {
+        ++unnamed_;
+    } else {
+        consumers_.insert(consumer_of(v));
     }
-    const std::size_t kernel_qps = verdicts.size() - user - unnamed;
+    if (!v.stuck)
+        return;
+    ++stuck_;
+    const auto& q = v.qp;
+    Finding f;
+    f.id = "qp.stuck";
+    f.status = Status::warn;
+    f.device = q.dev_name;
+    if (q.port)
+        f.port = q.port;
+    f.seen = {{"qpn", fmt::format("{:#x}", q.lqpn)},
+              {"state", stuck_state_name(q.state)},
+              {"dest_qpn", q.rqpn ? fmt::format("{:#x}", *q.rqpn) : "-"},
+              {"sq_psn", q.sq_psn ? std::to_string(*q.sq_psn) : "-"},
+              {"rq_psn", q.rq_psn ? std::to_string(*q.rq_psn) : "-"},
+              {"pid", q.pid ? std::to_string(*q.pid) : "-"},
+              {"comm", q.comm},
+              {"comm_raw", util::hex_bytes(q.comm)}};
+    if (!q.pid && !unnamed_owner(q))
+        f.seen.emplace_back("consumer", consumer_of(v));
+    if (v.cm_id && !v.cm_id->dst.empty())
+        f.seen.emplace_back("remote", v.cm_id->dst);
+    f.summary = fmt::format("QP {:#x} of {} is stuck: {}", q.lqpn, owner_text(v),
+                            v.error_state ? stuck_state_name(q.state)
+                                          : fmt::format("destination QP {:#x} gone, no progress in {:g} s",
+                                                        q.rqpn.value_or(0), interval_s_));
+    why_and_fix(v, f);
+    stuck_findings_.push_back(std::move(f));
+}
+
+std::vector<Finding> QpFindings::finish() const
+{
+    std::vector<Finding> out = stuck_findings_;
+    const std::size_t user = user_, unnamed = unnamed_, stuck = stuck_;
+    const bool nested_pid_ns = nested_pid_ns_;
+    const std::size_t kernel_qps = judged_ - user - unnamed;
     std::string names;
-    for (const auto& c : consumers)
+    for (const auto& c : consumers_)
         names += (names.empty() ? "" : ", ") + c;
     Finding sum;
     sum.id = "qp.summary";
     sum.status = Status::ok;
     sum.seen = {{"user_qps", std::to_string(user)},
-                {"processes", std::to_string(pids.size())},
+                {"processes", std::to_string(pids_.size())},
                 {"kernel_qps", std::to_string(kernel_qps)},
                 {"kernel_consumers", names},
                 {"unnamed_qps", std::to_string(unnamed)},
@@ -381,8 +469,8 @@ std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double 
         unnamed == 0 ? std::string()
                      : fmt::format(", {} QP{} of {}", unnamed, unnamed == 1 ? "" : "s",
                                    nested_pid_ns ? "processes outside this PID namespace" : "exiting processes");
-    sum.summary = fmt::format("{} user QP{} of {} process{}, {}{}; {} stuck", user, user == 1 ? "" : "s", pids.size(),
-                              pids.size() == 1 ? "" : "es",
+    sum.summary = fmt::format("{} user QP{} of {} process{}, {}{}; {} stuck", user, user == 1 ? "" : "s", pids_.size(),
+                              pids_.size() == 1 ? "" : "es",
                               kernel_qps == 0 ? std::string("no kernel consumer's QPs")
                                               : fmt::format("{} kernel QP{} ({})", kernel_qps,
                                                             kernel_qps == 1 ? "" : "s", names),
@@ -391,6 +479,14 @@ std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double 
         sum.why = host::pid_namespace_note();
     out.push_back(std::move(sum));
     return out;
+}
+
+std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s, bool nested_pid_ns)
+{
+    QpFindings findings(interval_s, nested_pid_ns);
+    for (const auto& v : verdicts)
+        findings.add(v);
+    return findings.finish();
 }
 
 }  // namespace qps::health

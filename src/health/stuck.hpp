@@ -5,7 +5,9 @@
 // verdicts. Pure functions of one or two samples; unit-tested.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -50,6 +52,31 @@ struct QpVerdict {
 // (a process's QP connected by other means), the destination counts as
 // missing when it is not local.
 using LocalAddresses = std::optional<std::set<std::string>>;
+
+// The same verdicts one QP at a time, so that a caller of tens of
+// thousands of QPs keeps only those it shows: built once over the readings
+// (indexed by device and QPN, so each QP costs a few hash look-ups
+// whatever the number of QPs), then judge(q) for each q of
+// readings.back(); nullopt for what judge_qps leaves out (SMI, GSI).
+// `readings` and `cm_ids` must outlive the judge.
+class QpJudge {
+public:
+    QpJudge(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
+            const std::vector<kernel::KernelCmId>& cm_ids = {}, const LocalAddresses& local_addresses = std::nullopt);
+    ~QpJudge();
+    QpJudge(const QpJudge&) = delete;
+    QpJudge& operator=(const QpJudge&) = delete;
+    std::optional<QpVerdict> judge(const kernel::KernelQp& q) const;
+
+private:
+    struct Index;
+    bool no_progress_in_rts(const kernel::KernelQp& q) const;
+    const std::vector<std::vector<kernel::KernelQp>>& readings_;
+    double interval_s_;
+    LocalAddresses local_addresses_;
+    std::unique_ptr<Index> index_;
+};
+
 std::vector<QpVerdict> judge_qps(const std::vector<std::vector<kernel::KernelQp>>& readings, double interval_s,
                                  const std::vector<kernel::KernelCmId>& cm_ids = {},
                                  const LocalAddresses& local_addresses = std::nullopt);
@@ -72,6 +99,14 @@ struct QpReadings {
     bool interrupted = false;
 };
 QpReadings read_qps_over(double seconds, int every_ms = 100);
+// The slot of the reading after one that ended at `now`, on a grid of
+// `every`: `next` while it is still ahead, else the first slot after
+// `now` (a dump slower than `every`, on a host of tens of thousands of QPs,
+// skips the slots it overran, so the readings span the time asked, not a
+// multiple of it).
+std::chrono::steady_clock::time_point next_reading_slot(std::chrono::steady_clock::time_point next,
+                                                        std::chrono::steady_clock::time_point now,
+                                                        std::chrono::steady_clock::duration every);
 
 // `qp list --stalled`: the QPs read every 100 ms for `seconds`, their
 // verdicts, and what the error counters of each port with a stuck QP did
@@ -81,7 +116,7 @@ struct QpWatch {
     std::vector<std::vector<kernel::KernelQp>> readings;
     double seconds = 0;        // what the readings span (less than asked when interrupted)
     bool interrupted = false;  // SIGINT/SIGTERM ended the watch early
-    std::vector<QpVerdict> verdicts;
+    std::vector<QpVerdict> verdicts;  // those of the last reading's QPs that made no progress or are in ERR/SQE
     std::vector<Finding> port_counters;  // port.counters findings of ports with a stuck QP
 };
 QpWatch watch_qps(double seconds);
@@ -93,5 +128,22 @@ QpWatch watch_qps(double seconds);
 // says that the kernel showed only this PID namespace's QPs.
 std::vector<Finding> qp_findings(const std::vector<QpVerdict>& verdicts, double interval_s,
                                  bool nested_pid_ns = false);
+// The same one verdict at a time (add), so that only the stuck QPs'
+// findings are kept: finish() gives what qp_findings() would of the
+// verdicts added, in their order.
+class QpFindings {
+public:
+    QpFindings(double interval_s, bool nested_pid_ns = false);
+    void add(const QpVerdict& v);
+    std::vector<Finding> finish() const;
+
+private:
+    double interval_s_;
+    bool nested_pid_ns_;
+    std::vector<Finding> stuck_findings_;
+    std::set<std::uint32_t> pids_;
+    std::set<std::string> consumers_;
+    std::size_t judged_ = 0, stuck_ = 0, user_ = 0, unnamed_ = 0;
+};
 
 }  // namespace qps::health

@@ -1,5 +1,6 @@
 #include "src/kernel/netlink.hpp"
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -81,8 +82,25 @@ constexpr AttrSpec attr_specs[] = {
     {RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE, "STAT_HWCOUNTER_ENTRY_VALUE", MNL_TYPE_U64},
 };
 
+// attr_specs by type, so that an attribute's check is one look-up (a dump
+// of tens of thousands of QPs has a dozen attributes each): index + 1 into
+// attr_specs, 0 for a type it does not list.
+constexpr std::size_t spec_slots = 256;
+constexpr std::array<std::uint8_t, spec_slots> spec_slot_table = [] {
+    std::array<std::uint8_t, spec_slots> t{};
+    for (std::size_t i = 0; i < std::size(attr_specs); ++i)
+        if (attr_specs[i].type < spec_slots && t[attr_specs[i].type] == 0)
+            t[attr_specs[i].type] = static_cast<std::uint8_t>(i + 1);
+    return t;
+}();
+static_assert(std::size(attr_specs) < 255);
+
 const AttrSpec* find_spec(std::uint16_t type)
 {
+    if (type < spec_slots) {
+        const std::uint8_t slot = spec_slot_table[type];
+        return slot == 0 ? nullptr : &attr_specs[slot - 1];
+    }
     for (const auto& s : attr_specs)
         if (s.type == type)
             return &s;

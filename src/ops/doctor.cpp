@@ -271,12 +271,18 @@ void check_counters_and_qps(const std::vector<PortPlan>& ports, const DoctorOpti
                                   "per-QP counters not read: " + qp_counter_error));
     }
     if (qp_error.empty()) {
-        const auto verdicts = health::judge_qps(readings, seconds, health::cm_ids_or_none(), net::local_addresses());
-        for (auto& f : health::qp_findings(verdicts, seconds, host::in_nested_pid_namespace()))
+        // One QP at a time: a host of tens of thousands keeps only its stuck ones' findings.
+        const std::vector<kernel::KernelCmId> ids = health::cm_ids_or_none();
+        const health::QpJudge judge(readings, seconds, ids, net::local_addresses());
+        health::QpFindings findings(seconds, host::in_nested_pid_namespace());
+        for (const auto& q : readings.back())
+            if (const auto v = judge.judge(q))
+                findings.add(*v);
+        for (auto& f : findings.finish())
             out.push_back(std::move(f));
-    }
-    else
+    } else {
         out.push_back(skipped("qp.summary", "", std::nullopt, "QPs of other processes not read: " + qp_error));
+    }
     // The kernel's storage consumers: an NVMe-oF controller over RDMA that is not live.
     for (auto& f : health::nvme_rdma_findings(kernel::list_nvme_controllers()))
         out.push_back(std::move(f));

@@ -1,6 +1,9 @@
 #include "src/ops/qp_list.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <fmt/format.h>
 
 #include "src/error.hpp"
@@ -13,14 +16,6 @@ namespace qps::ops {
 
 namespace {
 
-const health::QpVerdict* verdict_of(const std::vector<health::QpVerdict>& verdicts, const kernel::KernelQp& q)
-{
-    for (const auto& v : verdicts)
-        if (v.qp.dev_name == q.dev_name && v.qp.lqpn == q.lqpn)
-            return &v;
-    return nullptr;
-}
-
 bool kept(const QpListFilter& f, const kernel::KernelQp& q, bool held)
 {
     return (f.device.empty() || q.dev_name == f.device) && (!f.state || q.state == *f.state) &&
@@ -28,7 +23,23 @@ bool kept(const QpListFilter& f, const kernel::KernelQp& q, bool held)
            (!f.held_only || held);
 }
 
+// A verdict by its QP's device and QPN (views into the verdicts).
+struct ListedQpKeyHash {
+    std::size_t operator()(const std::pair<std::string_view, std::uint32_t>& k) const noexcept
+    {
+        return std::hash<std::string_view>{}(k.first) ^ (std::hash<std::uint32_t>{}(k.second) * 0x9e3779b97f4a7c15ULL);
+    }
+};
+
 }  // namespace
+
+report::KernelQpReport QpListing::report(std::size_t i) const
+{
+    report::KernelQpReport r = report::kernel_qp_report(qps.at(i), i < held.size() && held[i]);
+    if (const auto c = consumers.find(i); c != consumers.end())
+        r.consumer = c->second;
+    return r;
+}
 
 QpListing list_qps(const QpListFilter& f)
 {
@@ -39,17 +50,25 @@ QpListing list_qps(const QpListFilter& f)
         return std::find(held.begin(), held.end(), q.lqpn) != held.end();
     };
     // With --stalled: read every 100 ms (retransmissions move PSNs back and
-    // forth) and the port counters around it.
+    // forth) and the port counters around it; its verdicts are only those
+    // of QPs without progress or in ERR/SQE. Without: one reading, each
+    // QP judged as it is listed (no verdict kept for the healthy ones).
     health::QpWatch watch;
     const std::vector<kernel::KernelCmId> ids = health::cm_ids_or_none();
-    if (f.stalled_s > 0) {
+    const bool stalled = f.stalled_s > 0;
+    if (stalled)
         watch = health::watch_qps(f.stalled_s);
-    } else {
+    else
         watch.readings = {kernel::list_kernel_qps()};
-        watch.verdicts = health::judge_qps(watch.readings, 0, ids, net::local_addresses());
+    std::optional<health::QpJudge> judge;
+    std::unordered_map<std::pair<std::string_view, std::uint32_t>, const health::QpVerdict*, ListedQpKeyHash> judged;
+    if (stalled) {
+        for (const auto& v : watch.verdicts)
+            judged.emplace(std::pair<std::string_view, std::uint32_t>{v.qp.dev_name, v.qp.lqpn}, &v);
+    } else {
+        judge.emplace(watch.readings, 0, ids, net::local_addresses());
     }
     const report::ConsumerIndex consumers(ids, report::read_consumer_objects());
-    const bool stalled = watch.readings.size() > 1;
     QpListing out;
     out.notes.nested_pid_ns = host::in_nested_pid_namespace();
     if (stalled) {
@@ -57,15 +76,27 @@ QpListing list_qps(const QpListFilter& f)
         out.notes.interrupted = watch.interrupted;
         out.notes.port_counters = watch.port_counters;
     }
-    for (const auto& q : watch.readings.back()) {
-        const health::QpVerdict* v = verdict_of(watch.verdicts, q);
-        if (stalled && (!v || !(v->no_progress || v->error_state)))
-            continue;
+    auto& last = watch.readings.back();
+    std::vector<std::size_t> keep;  // indices into `last`, moved out once the judge is done with it
+    for (std::size_t i = 0; i < last.size(); ++i) {
+        const kernel::KernelQp& q = last[i];
+        std::optional<health::QpVerdict> own;
+        const health::QpVerdict* v = nullptr;
+        if (stalled) {
+            const auto it = judged.find({q.dev_name, q.lqpn});
+            v = it == judged.end() ? nullptr : it->second;
+            if (!v)
+                continue;  // made progress, or not in ERR/SQE
+        } else if ((own = judge->judge(q))) {
+            v = &*own;
+        }
         const bool held_here = is_held(q);
         if (!kept(f, q, held_here))
             continue;
-        out.qps.push_back(report::kernel_qp_report(q, held_here));
-        out.qps.back().consumer = consumers.of(q);
+        keep.push_back(i);
+        out.held.push_back(held_here);
+        if (auto c = consumers.of(q))
+            out.consumers.emplace(out.held.size() - 1, std::move(*c));
         if (!v)
             continue;
         if (stalled || v->error_state)
@@ -73,12 +104,17 @@ QpListing list_qps(const QpListFilter& f)
         else if (v->dest_missing)
             ++out.notes.dest_missing;
     }
+    judge.reset();
+    out.qps.reserve(keep.size());
+    for (std::size_t i : keep)
+        out.qps.push_back(std::move(last[i]));
     return out;
 }
 
 KernelQpView query_kernel_qp(std::uint32_t qpn, const std::string& device)
 {
-    const auto all = kernel::list_kernel_qps();
+    const std::vector<std::vector<kernel::KernelQp>> readings{kernel::list_kernel_qps()};
+    const auto& all = readings.front();
     const auto it = std::find_if(all.begin(), all.end(), [&](const kernel::KernelQp& q) {
         return q.lqpn == qpn && (device.empty() || q.dev_name == device);
     });
@@ -88,9 +124,8 @@ KernelQpView query_kernel_qp(std::uint32_t qpn, const std::string& device)
     KernelQpView view{report::kernel_qp_report(*it), std::nullopt};
     const std::vector<kernel::KernelCmId> ids = health::cm_ids_or_none();
     view.qp.consumer = report::ConsumerIndex(ids, report::read_consumer_objects()).of(*it);
-    const auto verdicts = health::judge_qps(all, std::nullopt, 0, ids, net::local_addresses());
-    if (const auto* v = verdict_of(verdicts, *it))
-        view.verdict = *v;
+    // *it is the first QP of its device and QPN: its verdict is the one judge_qps gives it.
+    view.verdict = health::QpJudge(readings, 0, ids, net::local_addresses()).judge(*it);
     return view;
 }
 

@@ -7,6 +7,7 @@
 #include <infiniband/verbs.h>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "src/health/stuck.hpp"
@@ -36,9 +37,15 @@ struct QpListNotes {
     bool nested_pid_ns = false;          // pids only of this PID namespace's processes (host/pid_namespace.hpp)
 };
 
+// The QPs kept, in the kernel's order, each decoded only when it is shown
+// (report(i)): a decoded report takes ~0.7 KB, and a host may hold tens
+// of thousands of QPs.
 struct QpListing {
-    std::vector<report::KernelQpReport> qps;
+    std::vector<kernel::KernelQp> qps;
+    std::vector<bool> held;  // qps[i] is held by this user's holder (missing: not held)
+    std::unordered_map<std::size_t, report::QpConsumer> consumers;  // qps[i]'s, for those that have one
     QpListNotes notes;
+    report::KernelQpReport report(std::size_t i) const;
 };
 
 // Judged on every QP of the host (a destination is looked up among all),

@@ -275,14 +275,14 @@ TEST_CASE("v2: a QP not yet bound to a port has port null (text '-'), not port 0
     bound.port = 1;
     bound.lqpn = 0x12;
     ops::QpListing two;
-    two.qps = {report::kernel_qp_report(reset), report::kernel_qp_report(bound)};
+    two.qps = {reset, bound};
     const auto j = json_of([&](Printer& p) { render_kernel_qps(two, p); });
     CHECK(j["qps"][0]["port"].is_null());
     CHECK(j["qps"][1]["port"] == 1);
     const auto one = json_of([&](Printer& p) { render_kernel_qp(report::kernel_qp_report(reset), p); });
     CHECK(one["port"].is_null());
     ops::QpListing first;
-    first.qps = {report::kernel_qp_report(reset)};
+    first.qps = {reset};
     const std::string text = text_of([&](Printer& p) { render_kernel_qps(first, p); });
     INFO(text);
     CHECK(text.find("rxe0    -     0x11") != std::string::npos);

@@ -287,3 +287,45 @@ TEST_CASE("a QP with neither pid nor kernel name is a process's the kernel does 
     CHECK(contains(host[1].summary, "1 QP of exiting processes"));
     CHECK(host[1].why.empty());
 }
+
+TEST_CASE("readings: a dump slower than the interval skips the slots it overran")
+{
+    using namespace std::chrono;
+    const steady_clock::time_point t0{};
+    const auto ms = [](int n) { return duration_cast<steady_clock::duration>(milliseconds(n)); };
+    CHECK(next_reading_slot(t0 + ms(100), t0 + ms(40), ms(100)) == t0 + ms(100));  // ahead: kept
+    CHECK(next_reading_slot(t0 + ms(100), t0 + ms(100), ms(100)) == t0 + ms(200));
+    CHECK(next_reading_slot(t0 + ms(100), t0 + ms(350), ms(100)) == t0 + ms(400));  // 100..300 overran
+}
+
+TEST_CASE("QpJudge: the verdicts of judge_qps one QP at a time, linear in the QPs")
+{
+    // 20,000 connected pairs idle in RTS over three readings, every tenth
+    // QP's peer gone and one in ERR: a look-up of each QP in a list would
+    // take minutes here.
+    std::vector<std::vector<KernelQp>> readings(3);
+    for (std::uint32_t i = 0; i < 20000; ++i) {
+        const std::uint32_t qpn = 0x100 + i, peer = i % 10 == 0 ? 0xffffff : 0x100 + (i ^ 1);
+        for (auto& r : readings)
+            r.push_back(user_qp(qpn, i == 7 ? 6 : 3, peer, 50, 4242 + i % 3));
+    }
+    readings.back().insert(readings.back().begin(), gsi());
+    readings.back()[5].sq_psn = 60;  // QP 0x104 moved on
+    const auto all = judge_qps(readings, 1.0);
+    REQUIRE(all.size() == 20000);
+    const QpJudge judge(readings, 1.0);
+    CHECK_FALSE(judge.judge(readings.back().front()));  // the GSI QP: left out
+    std::size_t stuck = 0, no_progress = 0;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto v = judge.judge(readings.back()[i + 1]);
+        REQUIRE(v);
+        CHECK(v->qp.lqpn == all[i].qp.lqpn);
+        CHECK(v->stuck == all[i].stuck);
+        CHECK(v->no_progress == all[i].no_progress);
+        CHECK(v->notes == all[i].notes);
+        stuck += v->stuck;
+        no_progress += v->no_progress;
+    }
+    CHECK(stuck == 2000 + 1);             // the 2,000 whose peer is gone, and QP 0x107 in ERR
+    CHECK(no_progress == 20000 - 1 - 1);  // all but QP 0x107 (not in RTS) and QP 0x104 (moved on)
+}

@@ -5,7 +5,10 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <iostream>
+#include <poll.h>
 #include <sstream>
+#include <streambuf>
+#include <unistd.h>
 
 #include "src/error.hpp"
 #include "src/net/interrupt.hpp"
@@ -31,13 +34,53 @@ explain::LogReport explain_lines(const std::vector<std::string>& lines)
     return explain::explain_log(in);
 }
 
-std::istream& LogInput::in() const { return file ? *file : std::cin; }
+namespace {
+
+// Standard input, read only once poll() says it has bytes or ended, with
+// the interrupt pipe beside it: an interrupt that came between two reads
+// (while a line was decoded or printed) ends the log too, where a plain
+// read() would wait for the next line for ever.
+class InterruptibleStdin : public std::streambuf {
+protected:
+    int_type underflow() override
+    {
+        for (;;) {
+            if (net::interrupt_pending())
+                return traits_type::eof();
+            pollfd p[2]{{STDIN_FILENO, POLLIN, 0}, {net::interrupt_fd(), POLLIN, 0}};
+            if (::poll(p, 2, -1) < 0) {
+                if (errno == EINTR)
+                    continue;
+                return traits_type::eof();
+            }
+            if (p[1].revents != 0)
+                continue;  // looked at above
+            const ssize_t n = ::read(STDIN_FILENO, buf_, sizeof buf_);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                return traits_type::eof();
+            setg(buf_, buf_, buf_ + n);
+            return traits_type::to_int_type(buf_[0]);
+        }
+    }
+
+private:
+    char buf_[1 << 16];
+};
+
+}  // namespace
+
+std::istream& LogInput::in() const { return file ? *file : *stdin_stream; }
 
 LogInput open_log(const std::string& path)
 {
     LogInput log;
-    if (path == "-")
+    if (path == "-") {
+        log.stdin_buf = std::make_unique<InterruptibleStdin>();
+        log.stdin_stream = std::make_unique<std::istream>(log.stdin_buf.get());
         return log;
+    }
     auto in = std::make_unique<std::ifstream>(path);
     if (!*in)
         throw UsageError(fmt::format("the log '{}' cannot be read: {}", path, std::strerror(errno)));
@@ -48,7 +91,7 @@ LogInput open_log(const std::string& path)
 bool scan_log(const LogInput& log, const std::function<void(const explain::LogLine&)>& each)
 {
     explain::scan_log(log.in(), each);
-    // Standard input: EINTR (no SA_RESTART) ends the read, what was read is reported.
+    // Standard input: an interrupt ends the read, what was read is reported.
     return !log.file && net::interrupt_pending();
 }
 

@@ -27,6 +27,11 @@ explain::LogReport explain_lines(const std::vector<std::string>& lines);
 // read: UsageError naming it and why.
 struct LogInput {
     std::unique_ptr<std::istream> file;  // null: standard input
+    // Standard input read through a buffer that waits on it and on the
+    // interrupt pipe together (net/interrupt.hpp): SIGINT/SIGTERM end the
+    // read whenever they come, not only while read() blocks.
+    std::unique_ptr<std::streambuf> stdin_buf;
+    std::unique_ptr<std::istream> stdin_stream;
     std::istream& in() const;
 };
 LogInput open_log(const std::string& path);

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <fmt/format.h>
+#include <optional>
+#include <unordered_map>
 #include <infiniband/verbs.h>
 #include <re2/re2.h>
 
@@ -119,10 +122,60 @@ void each_match(const RE2& re, std::string_view text, On&& on)
 
 std::string group_text(const re2::StringPiece& g) { return std::string(g.data(), g.size()); }
 
+// Each verb with the call a line names it by ("ibv_modify_qp", "rdma_resolve_addr"), built once.
+struct VerbCall {
+    std::string verb, call;
+};
+const std::vector<VerbCall>& verb_calls()
+{
+    static const std::vector<VerbCall> calls = [] {
+        std::vector<VerbCall> out;
+        for (auto& v : verb_names()) {
+            std::string call = v.rfind("rdma_", 0) == 0 ? v : "ibv_" + v;
+            out.push_back({std::move(v), std::move(call)});
+        }
+        return out;
+    }();
+    return calls;
+}
+
+// The attributions add() built, by everything one depends on (the pattern,
+// the value, the source, the vendor and the verb of the context): a log
+// repeats its values, explain() is a function of them. Bounded: emptied
+// when full, so memory stays flat however many values a log holds.
+class AttributionCache {
+public:
+    // nullopt: the value is none of its topic's (add() keeps nothing).
+    using Entry = std::optional<Attribution>;
+    const Entry* find(const std::string& key) const
+    {
+        const auto it = map_.find(key);
+        return it == map_.end() ? nullptr : &it->second;
+    }
+    const Entry& put(const std::string& key, Entry e)
+    {
+        if (map_.size() >= limit)
+            map_.clear();
+        return map_.insert_or_assign(key, std::move(e)).first->second;
+    }
+
+private:
+    static constexpr std::size_t limit = 1024;
+    std::unordered_map<std::string, Entry> map_;
+};
+
+// What LineScan keeps from line to line: no allocation a line, and the attributions built.
+struct ScanState {
+    std::string lower;
+    LineCandidates may;
+    AttributionCache cache;
+    std::string key;
+};
+
 class LineScan {
 public:
-    // `lower` and `may`: the caller's, kept from line to line (no allocation a line).
-    LineScan(std::string_view line, std::string& lower, LineCandidates& may) : line_(line), lower_(lower), may_(may)
+    LineScan(std::string_view line, ScanState& state)
+        : line_(line), lower_(state.lower), may_(state.may), cache_(state.cache), key_(state.key)
     {
         lower_.assign(line);
         for (auto& c : lower_)  // util::lower, in place (no branch: the loop vectorises)
@@ -193,54 +246,58 @@ private:
         }
     }
 
-    // What the line says around its values, read at the first value (most
-    // lines have none): the provider its first device implies, and the verb
-    // it names ("ibv_modify_qp", "rdma_resolve_addr"), whose errno an errno
-    // is read as.
-    void read_context()
+    // What the line says around its values, read when a value needs it
+    // (most lines have none): the provider its first device implies, and
+    // the verb it names ("ibv_modify_qp", "rdma_resolve_addr"), whose errno
+    // an errno is read as.
+    const std::string& vendor()
     {
-        if (context_read_)
-            return;
-        context_read_ = true;
-        if (may_.device) {
+        if (!vendor_read_) {
+            vendor_read_ = true;
             re2::StringPiece device;
-            if (RE2::PartialMatch(re2::StringPiece(line_.data(), line_.size()), matcher_.device(), &device))
+            if (may_.device &&
+                RE2::PartialMatch(re2::StringPiece(line_.data(), line_.size()), matcher_.device(), &device))
                 vendor_ = vendor_of_device(std::string_view(device.data(), device.size()));
         }
-        for (const auto& v : verb_names()) {
-            const std::string call = v.rfind("rdma_", 0) == 0 ? v : "ibv_" + v;
-            if (contains_phrase(lower_, call)) {
-                verb_ = v;
-                break;
-            }
+        return vendor_;
+    }
+    const std::string& verb()
+    {
+        if (!verb_read_) {
+            verb_read_ = true;
+            // every call starts "ibv_" or "rdma_": a line with neither names none
+            if (lower_.find("ibv_") != std::string::npos || lower_.find("rdma_") != std::string::npos)
+                for (const auto& v : verb_calls())
+                    if (contains_phrase(lower_, v.call)) {
+                        verb_ = v.verb;
+                        break;
+                    }
         }
+        return verb_;
+    }
+
+    // The key of an attribution in the cache: each part with its length before it.
+    void key_part(std::string_view part)
+    {
+        const auto n = static_cast<std::uint32_t>(part.size());
+        key_.append(reinterpret_cast<const char*>(&n), sizeof n);
+        key_.append(part);
     }
 
     void add(const LogPattern& p, const std::string& value, std::string source = {})
     {
-        read_context();
-        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
-        if (p.topic == "port") {
-            a.explanation = device_port(value);
-        } else {
-            Context c;
-            c.vendor = p.vendor.empty() ? vendor_ : std::string(p.vendor);
-            c.verb = p.topic == "errno" ? verb_ : std::string();
-            try {
-                a.explanation = explain(p.topic, value, c);
-                if (!a.explanation.decoded && !c.verb.empty()) {
-                    c.verb.clear();  // an errno the verb is not known to return: the errno alone
-                    a.explanation = explain(p.topic, value, c);
-                }
-            } catch (const UsageError& e) {
-                if (!number_of(value))
-                    return;  // a word that is not one of the topic's names: not this topic
-                a.explanation = start(p.topic, value);
-                a.explanation.name = "unknown";
-                a.explanation.decoded = false;
-                a.explanation.facts.push_back({"error", "not decoded", e.what()});
-            }
-        }
+        const std::string& vendor = p.vendor.empty() ? this->vendor() : empty_;
+        const std::string& verb = p.topic == "errno" ? this->verb() : empty_;
+        key_.clear();
+        for (const std::string_view part : {p.id, std::string_view(value), std::string_view(source),
+                                            std::string_view(vendor), std::string_view(verb)})
+            key_part(part);
+        const AttributionCache::Entry* e = cache_.find(key_);
+        if (!e)
+            e = &cache_.put(key_, attribution(p, value, std::move(source), vendor, verb));
+        if (!*e)
+            return;
+        const Attribution& a = **e;
         // Once per line: by number (12 and "transport retry counter exceeded" are one status), by the
         // full form for a GID, by the text for a device and port or a value that was not decoded.
         const auto same = [&](const Attribution& f) {
@@ -256,7 +313,36 @@ private:
         };
         if (std::any_of(found_.begin(), found_.end(), same))
             return;
-        found_.push_back(std::move(a));
+        found_.push_back(a);
+    }
+
+    // What add() finds for a value: its attribution, nullopt when the value is none of the topic's.
+    static AttributionCache::Entry attribution(const LogPattern& p, const std::string& value, std::string source,
+                                               const std::string& vendor, const std::string& verb)
+    {
+        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
+        if (p.topic == "port") {
+            a.explanation = device_port(value);
+        } else {
+            Context c;
+            c.vendor = p.vendor.empty() ? vendor : std::string(p.vendor);
+            c.verb = verb;
+            try {
+                a.explanation = explain(p.topic, value, c);
+                if (!a.explanation.decoded && !c.verb.empty()) {
+                    c.verb.clear();  // an errno the verb is not known to return: the errno alone
+                    a.explanation = explain(p.topic, value, c);
+                }
+            } catch (const UsageError& e) {
+                if (!number_of(value))
+                    return std::nullopt;  // a word that is not one of the topic's names: not this topic
+                a.explanation = start(p.topic, value);
+                a.explanation.name = "unknown";
+                a.explanation.decoded = false;
+                a.explanation.facts.push_back({"error", "not decoded", e.what()});
+            }
+        }
+        return a;
     }
 
     static Explanation device_port(const std::string& value)
@@ -276,9 +362,12 @@ private:
     std::string_view line_;
     std::string& lower_;
     LineCandidates& may_;
-    bool context_read_ = false;
+    AttributionCache& cache_;
+    std::string& key_;
+    bool vendor_read_ = false, verb_read_ = false;
     std::string vendor_;
     std::string verb_;
+    const std::string empty_;
     std::vector<Attribution> found_;
 };
 
@@ -318,15 +407,13 @@ std::vector<std::size_t> LogReport::not_utf8_lines() const
 
 std::vector<Attribution> attribute_line(std::string_view line)
 {
-    std::string lower;
-    LineCandidates may;
-    return LineScan(line, lower, may).run();
+    ScanState state;
+    return LineScan(line, state).run();
 }
 
 void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each)
 {
-    std::string lower;  // kept from line to line: no allocation a line
-    LineCandidates may;
+    ScanState state;  // kept from line to line
     LogLine l;
     for (std::size_t number = 1; std::getline(in, l.text); ++number) {
         if (!l.text.empty() && l.text.back() == '\r')
@@ -335,7 +422,7 @@ void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each)
             continue;
         l.number = number;
         l.utf8 = util::is_utf8(l.text);
-        l.found = LineScan(l.text, lower, may).run();
+        l.found = LineScan(l.text, state).run();
         each(l);
     }
 }

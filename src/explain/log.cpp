@@ -142,26 +142,48 @@ const std::vector<VerbCall>& verb_calls()
 // The attributions add() built, by everything one depends on (the pattern,
 // the value, the source, the vendor and the verb of the context): a log
 // repeats its values, explain() is a function of them. Bounded: emptied
-// when full, so memory stays flat however many values a log holds.
+// when full, so memory stays flat however many values a log holds. An
+// attribution is lent to the line that found it (moved, not copied) and
+// given back once the line has been handed on.
 class AttributionCache {
 public:
-    // nullopt: the value is none of its topic's (add() keeps nothing).
-    using Entry = std::optional<Attribution>;
-    const Entry* find(const std::string& key) const
+    struct Entry {
+        std::optional<Attribution> found;  // nullopt: the value is none of its topic's (add() keeps nothing)
+        bool lent = false;                 // `found` is in the current line's attributions
+    };
+    Entry* find(const std::string& key)
     {
         const auto it = map_.find(key);
         return it == map_.end() ? nullptr : &it->second;
     }
-    const Entry& put(const std::string& key, Entry e)
+    Entry& put(const std::string& key, std::optional<Attribution> found)
     {
         if (map_.size() >= limit)
-            map_.clear();
-        return map_.insert_or_assign(key, std::move(e)).first->second;
+            map_.clear();  // an entry lent now is not given back
+        return map_.insert_or_assign(key, Entry{std::move(found), false}).first->second;
+    }
+    // The current line's attribution i, lent from the entry of `key`.
+    void lend(std::size_t i, const std::string& key)
+    {
+        if (lent_.size() <= i)
+            lent_.resize(i + 1);
+        lent_[i] = key;
+    }
+    // Each of the line's attributions back to its entry.
+    void give_back(std::vector<Attribution>& found)
+    {
+        for (std::size_t i = 0; i < found.size(); ++i)
+            if (Entry* e = find(lent_[i]); e && e->lent) {
+                e->found = std::move(found[i]);
+                e->lent = false;
+            }
+        found.clear();
     }
 
 private:
     static constexpr std::size_t limit = 1024;
     std::unordered_map<std::string, Entry> map_;
+    std::vector<std::string> lent_;  // by index in the line's attributions: the key it was lent from
 };
 
 // What LineScan keeps from line to line: no allocation a line, and the attributions built.
@@ -292,12 +314,12 @@ private:
         for (const std::string_view part : {p.id, std::string_view(value), std::string_view(source),
                                             std::string_view(vendor), std::string_view(verb)})
             key_part(part);
-        const AttributionCache::Entry* e = cache_.find(key_);
+        AttributionCache::Entry* e = cache_.find(key_);
         if (!e)
             e = &cache_.put(key_, attribution(p, value, std::move(source), vendor, verb));
-        if (!*e)
-            return;
-        const Attribution& a = **e;
+        if (!e->found || e->lent)
+            return;  // none of the topic's, or in this line already (the same attribution: dropped below)
+        const Attribution& a = *e->found;
         // Once per line: by number (12 and "transport retry counter exceeded" are one status), by the
         // full form for a GID, by the text for a device and port or a value that was not decoded.
         const auto same = [&](const Attribution& f) {
@@ -313,11 +335,13 @@ private:
         };
         if (std::any_of(found_.begin(), found_.end(), same))
             return;
-        found_.push_back(a);
+        cache_.lend(found_.size(), key_);
+        found_.push_back(std::move(*e->found));
+        e->lent = true;
     }
 
     // What add() finds for a value: its attribution, nullopt when the value is none of the topic's.
-    static AttributionCache::Entry attribution(const LogPattern& p, const std::string& value, std::string source,
+    static std::optional<Attribution> attribution(const LogPattern& p, const std::string& value, std::string source,
                                                const std::string& vendor, const std::string& verb)
     {
         Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
@@ -424,6 +448,7 @@ void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each)
         l.utf8 = util::is_utf8(l.text);
         l.found = LineScan(l.text, state).run();
         each(l);
+        state.cache.give_back(l.found);
     }
 }
 

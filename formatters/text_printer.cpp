@@ -33,7 +33,15 @@ public:
         append_shown(p.text, value);
     }
     void item(const Value& value) override { append_shown(next_pending(true).text, value); }
+    void field_text(std::string_view, std::string_view label, std::string_view text) override
+    {
+        Pending& p = next_pending(false);
+        util::append_escaped(p.label, label);
+        util::append_escaped(p.text, text);
+    }
+    void item_text(std::string_view text) override { util::append_escaped(next_pending(true).text, text); }
     void datum(std::string_view, const Value&) override {}
+    void datum_text(std::string_view, std::string_view) override {}
 
     void table(std::string_view, std::string_view heading, const Table& t) override
     {

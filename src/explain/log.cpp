@@ -104,19 +104,65 @@ std::vector<std::string> gids_in(std::string_view line)
     return out;
 }
 
-// Each match of `re` in `text`, left to right and not overlapping (as
-// std::regex_iterator found them, the text before a match its context for
-// \b): `on` gets the groups, [0] the match, a group that took no part null.
+// The groups of a match, by the match and the byte on either side of it
+// (all that \b, ^ and $ look at): RE2 finds where a match is with two DFA
+// passes, its groups take a third, and a log repeats its matches. Bounded:
+// emptied when full.
+class GroupCache {
+public:
+    // The groups of regex `id`'s match `span` in `text`, [0] the match, a group that took no part null.
+    const std::vector<re2::StringPiece>& groups(const RE2& re, std::uint32_t id, std::string_view text,
+                                                 re2::StringPiece span)
+    {
+        const auto begin = static_cast<std::size_t>(span.data() - text.data()), end = begin + span.size();
+        key_.assign(reinterpret_cast<const char*>(&id), sizeof id);
+        key_ += begin == 0 ? std::string_view("\0\0", 2) : std::string_view(&text[begin - 1], 1);
+        key_ += begin == 0 ? "" : "\1";
+        key_ += end == text.size() ? std::string_view("\0\0", 2) : std::string_view(&text[end], 1);
+        key_ += end == text.size() ? "" : "\1";
+        key_.append(span.data(), span.size());
+        groups_.resize(static_cast<std::size_t>(re.NumberOfCapturingGroups()) + 1);
+        auto it = map_.find(key_);
+        if (it == map_.end()) {
+            // The match again, anchored at both ends: RE2's third pass as the unanchored search runs it.
+            const re2::StringPiece all(text.data(), text.size());
+            if (!re.Match(all, begin, end, RE2::ANCHOR_BOTH, groups_.data(), static_cast<int>(groups_.size())))
+                groups_.assign(groups_.size(), re2::StringPiece());  // not reached: the span is a match
+            std::vector<std::pair<std::ptrdiff_t, std::size_t>> at;  // offset in the match (-1: no part), size
+            for (const auto& g : groups_)
+                at.emplace_back(g.data() ? g.data() - span.data() : -1, g.size());
+            if (map_.size() >= limit)
+                map_.clear();
+            it = map_.emplace(key_, std::move(at)).first;
+        }
+        for (std::size_t i = 0; i < groups_.size(); ++i) {
+            const auto [off, size] = it->second[i];
+            groups_[i] = off < 0 ? re2::StringPiece() : re2::StringPiece(span.data() + off, size);
+        }
+        return groups_;
+    }
+
+private:
+    static constexpr std::size_t limit = 4096;
+    std::unordered_map<std::string, std::vector<std::pair<std::ptrdiff_t, std::size_t>>> map_;
+    std::string key_;
+    std::vector<re2::StringPiece> groups_;
+};
+
+// Each match of `re` (regex `id` of `cache`) in `text`, left to right and not
+// overlapping (as std::regex_iterator found them, the text before a match
+// its context for \b): `on` gets the groups, [0] the match, a group that
+// took no part null, and returns whether to go on.
 template <class On>
-void each_match(const RE2& re, std::string_view text, On&& on)
+void each_match(const RE2& re, std::uint32_t id, std::string_view text, GroupCache& cache, On&& on)
 {
-    std::vector<re2::StringPiece> groups(static_cast<std::size_t>(re.NumberOfCapturingGroups()) + 1);
     const re2::StringPiece all(text.data(), text.size());
-    for (std::size_t at = 0; at <= text.size() &&
-                             re.Match(all, at, text.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()));) {
-        on(groups);
-        const auto end = static_cast<std::size_t>(groups[0].data() - text.data()) + groups[0].size();
-        at = groups[0].empty() ? end + 1 : end;
+    re2::StringPiece span;
+    for (std::size_t at = 0; at <= text.size() && re.Match(all, at, text.size(), RE2::UNANCHORED, &span, 1);) {
+        if (!on(cache.groups(re, id, text, span)))
+            return;
+        const auto end = static_cast<std::size_t>(span.data() - text.data()) + span.size();
+        at = span.empty() ? end + 1 : end;
     }
 }
 
@@ -192,12 +238,14 @@ struct ScanState {
     LineCandidates may;
     AttributionCache cache;
     std::string key;
+    GroupCache groups;
 };
 
 class LineScan {
 public:
     LineScan(std::string_view line, ScanState& state)
-        : line_(line), lower_(state.lower), may_(state.may), cache_(state.cache), key_(state.key)
+        : line_(line), lower_(state.lower), may_(state.may), cache_(state.cache), key_(state.key),
+          groups_(state.groups)
     {
         lower_.assign(line);
         for (auto& c : lower_)  // util::lower, in place (no branch: the loop vectorises)
@@ -222,13 +270,15 @@ private:
         case Scan::regex:
             if (!may_.pattern[index])
                 break;  // the prefilter: the regex's literal parts are not all in the line
-            each_match(m.pattern(index), line_, [&](const std::vector<re2::StringPiece>& g) {
-                for (std::size_t i = 1; i < g.size(); ++i)
-                    if (g[i].data() != nullptr) {  // the first group that took part
-                        add(p, group_text(g[i]));
-                        break;
-                    }
-            });
+            each_match(m.pattern(index), static_cast<std::uint32_t>(index), line_, groups_,
+                       [&](const std::vector<re2::StringPiece>& g) {
+                           for (std::size_t i = 1; i < g.size(); ++i)
+                               if (g[i].data() != nullptr) {  // the first group that took part
+                                   add(p, group_text(g[i]));
+                                   break;
+                               }
+                           return true;
+                       });
             break;
         case Scan::wc_status_text: {
             for (const int i : may_.status) {
@@ -260,9 +310,10 @@ private:
             break;
         case Scan::device_port:
             if (may_.device)
-                each_match(m.device(), line_, [&](const std::vector<re2::StringPiece>& g) {
+                each_match(m.device(), device_id, line_, groups_, [&](const std::vector<re2::StringPiece>& g) {
                     if (g[2].data() != nullptr)
                         add(p, group_text(g[1]) + ":" + group_text(g[2]));
+                    return true;
                 });
             break;
         }
@@ -276,10 +327,11 @@ private:
     {
         if (!vendor_read_) {
             vendor_read_ = true;
-            re2::StringPiece device;
-            if (may_.device &&
-                RE2::PartialMatch(re2::StringPiece(line_.data(), line_.size()), matcher_.device(), &device))
-                vendor_ = vendor_of_device(std::string_view(device.data(), device.size()));
+            if (may_.device)  // the first device's (RE2::PartialMatch's first group)
+                each_match(matcher_.device(), device_id, line_, groups_, [&](const std::vector<re2::StringPiece>& g) {
+                    vendor_ = vendor_of_device(std::string_view(g[1].data(), g[1].size()));
+                    return false;
+                });
         }
         return vendor_;
     }
@@ -382,12 +434,14 @@ private:
         return e;
     }
 
+    static constexpr auto device_id = static_cast<std::uint32_t>(-1);  // the device regex's in groups_
     const LogMatcher& matcher_ = LogMatcher::get();
     std::string_view line_;
     std::string& lower_;
     LineCandidates& may_;
     AttributionCache& cache_;
     std::string& key_;
+    GroupCache& groups_;
     bool vendor_read_ = false, verb_read_ = false;
     std::string vendor_;
     std::string verb_;

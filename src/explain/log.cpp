@@ -243,8 +243,9 @@ struct ScanState {
 
 class LineScan {
 public:
-    LineScan(std::string_view line, ScanState& state)
-        : line_(line), lower_(state.lower), may_(state.may), cache_(state.cache), key_(state.key),
+    // The line's attributions into `found` (empty: its memory kept from line to line).
+    LineScan(std::string_view line, ScanState& state, std::vector<Attribution>& found)
+        : found_(found), line_(line), lower_(state.lower), may_(state.may), cache_(state.cache), key_(state.key),
           groups_(state.groups)
     {
         lower_.assign(line);
@@ -253,13 +254,12 @@ public:
         matcher_.candidates(lower_, may_);
     }
 
-    std::vector<Attribution> run()
+    void run()
     {
         const auto pats = log_patterns();
         for (std::size_t i = 0; i < pats.size(); ++i)
             if (pats[i].scan != Scan::regex || may_.pattern[i])  // a regex the prefilter ruled out: not even called
                 scan(i, pats[i]);
-        return std::move(found_);
     }
 
 private:
@@ -435,6 +435,7 @@ private:
     }
 
     static constexpr auto device_id = static_cast<std::uint32_t>(-1);  // the device regex's in groups_
+    std::vector<Attribution>& found_;
     const LogMatcher& matcher_ = LogMatcher::get();
     std::string_view line_;
     std::string& lower_;
@@ -446,7 +447,6 @@ private:
     std::string vendor_;
     std::string verb_;
     const std::string empty_;
-    std::vector<Attribution> found_;
 };
 
 }  // namespace
@@ -486,7 +486,9 @@ std::vector<std::size_t> LogReport::not_utf8_lines() const
 std::vector<Attribution> attribute_line(std::string_view line)
 {
     ScanState state;
-    return LineScan(line, state).run();
+    std::vector<Attribution> found;
+    LineScan(line, state, found).run();
+    return found;
 }
 
 void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each)
@@ -500,7 +502,7 @@ void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each)
             continue;
         l.number = number;
         l.utf8 = util::is_utf8(l.text);
-        l.found = LineScan(l.text, state).run();
+        LineScan(l.text, state, l.found).run();
         each(l);
         state.cache.give_back(l.found);
     }

@@ -149,6 +149,18 @@ void for_each_step(std::string_view bytes, F&& f)
 
 bool is_utf8(std::string_view bytes)
 {
+    // ASCII is UTF-8: no top bit set, looked at eight bytes at a time.
+    std::uint64_t tops = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes.size(); i += 8) {
+        std::uint64_t x;
+        std::memcpy(&x, bytes.data() + i, sizeof x);
+        tops |= x;
+    }
+    for (; i < bytes.size(); ++i)
+        tops |= static_cast<unsigned char>(bytes[i]);
+    if ((tops & 0x8080808080808080ULL) == 0)
+        return true;
     bool valid = true;
     for_each_step(bytes, [&](std::string_view, bool ok) { return valid = ok; });
     return valid;

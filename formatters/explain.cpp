@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <iterator>
 
 namespace qps::formatters {
 
@@ -10,32 +11,43 @@ namespace {
 // The members of one explanation, inside an object the caller opened.
 void render_body(const explain::Explanation& e, Printer& p)
 {
-    p.datum("topic", e.topic);
-    p.datum("input", e.input);
+    p.datum_text("topic", e.topic);
+    p.datum_text("input", e.input);
     p.datum("raw", e.raw);
-    p.datum("name", e.name);
+    p.datum_text("name", e.name);
     p.datum("decoded", e.decoded);
     if (!e.names.empty() || e.unknown_bits) {
         p.begin_list("bits", "");
         for (const auto& n : e.names)
-            p.item(n);
+            p.item_text(n);
         p.end_list();
         p.datum("unknown_bits", e.unknown_bits);
     }
     p.begin_object("facts", "");
     for (const auto& f : e.facts)
-        p.field(f.key, f.label, f.text);
+        p.field_text(f.key, f.label, f.text);
     p.end_object();
     p.begin_list("checks", e.checks.empty() ? "" : "check");
     for (const auto& c : e.checks)
-        p.item(c);
+        p.item_text(c);
     p.end_list();
+}
+
+// "TOPIC INPUT: NAME (NUMBER)", " (not decoded)" after a value no public source gives the meaning of.
+void append_heading(std::string& out, const explain::Explanation& e)
+{
+    out.append(e.topic).append(" ").append(e.input).append(": ").append(e.name);
+    if (!e.number.empty())
+        out.append(" (").append(e.number).append(")");
+    if (!e.decoded)
+        out.append(" (not decoded)");
 }
 
 std::string heading_of(const explain::Explanation& e)
 {
-    return fmt::format("{} {}: {}{}{}", e.topic, e.input, e.name, e.number.empty() ? "" : " (" + e.number + ")",
-                       e.decoded ? "" : " (not decoded)");
+    std::string out;
+    append_heading(out, e);
+    return out;
 }
 
 }  // namespace
@@ -72,16 +84,22 @@ void ExplainLogWriter::line(const explain::LogLine& l)
     }
     ++attributed_;
     values_ += l.found.size();
-    p_.begin_object("", fmt::format("line {}: {}", l.number, l.text));
+    heading_.assign("line ");
+    fmt::format_to(std::back_inserter(heading_), "{}", l.number);
+    heading_.append(": ").append(l.text);
+    p_.begin_object("", heading_);
     p_.datum("line", std::uint64_t{l.number});
-    p_.datum("text", l.text);
+    p_.datum_text("text", l.text);
     p_.begin_list("found", "");
     for (const auto& a : l.found) {
         all_decoded_ = all_decoded_ && a.explanation.decoded;
-        p_.begin_object("", fmt::format("{} ({})", heading_of(a.explanation), a.source));
-        p_.datum("pattern", a.pattern);
-        p_.datum("source", a.source);
-        p_.datum("value", a.value);
+        heading_.clear();
+        append_heading(heading_, a.explanation);
+        heading_.append(" (").append(a.source).append(")");
+        p_.begin_object("", heading_);
+        p_.datum_text("pattern", a.pattern);
+        p_.datum_text("source", a.source);
+        p_.datum_text("value", a.value);
         render_body(a.explanation, p_);
         p_.end_object();
     }

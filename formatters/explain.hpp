@@ -38,6 +38,7 @@ private:
     std::size_t attributed_ = 0;
     std::size_t values_ = 0;
     bool all_decoded_ = true;
+    std::string heading_;  // a heading's text, its memory kept from line to line
 };
 // The topics with what each is and what a value may be (`explain --list`).
 void render_explain_topics(Printer& p);

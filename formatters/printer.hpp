@@ -97,6 +97,14 @@ public:
     virtual void field(std::string_view key, std::string_view label, const Value& value) = 0;
     // One element of a list of plain values (text: "- value"; JSON: the value).
     virtual void item(const Value& value) = 0;
+    // field() and item() of a string, for a caller that holds it already (the
+    // text printer shows it without a copy of its own; JSON takes a copy).
+    virtual void field_text(std::string_view key, std::string_view label, std::string_view text)
+    {
+        field(key, label, std::string(text));
+    }
+    virtual void item_text(std::string_view text) { item(std::string(text)); }
+    virtual void datum_text(std::string_view key, std::string_view text) { datum(key, std::string(text)); }
     // A member for JSON only: the text says the same another way (a label,
     // a heading or a note), e.g. a finding's id and status.
     virtual void datum(std::string_view key, const Value& value) = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <ostream>
+#include <span>
 
 #include "formatters/printer.hpp"
 #include "src/util/outside_bytes.hpp"
@@ -27,10 +28,20 @@ public:
 
     void field(std::string_view, std::string_view label, const Value& value) override
     {
-        pending_.push_back({shown(label), shown(to_text(value)), false});
+        Pending& p = next_pending(false);
+        util::append_escaped(p.label, label);
+        append_shown(p.text, value);
     }
-    void item(const Value& value) override { pending_.push_back({{}, shown(to_text(value)), true}); }
+    void item(const Value& value) override { append_shown(next_pending(true).text, value); }
+    void field_text(std::string_view, std::string_view label, std::string_view text) override
+    {
+        Pending& p = next_pending(false);
+        util::append_escaped(p.label, label);
+        util::append_escaped(p.text, text);
+    }
+    void item_text(std::string_view text) override { util::append_escaped(next_pending(true).text, text); }
     void datum(std::string_view, const Value&) override {}
+    void datum_text(std::string_view, std::string_view) override {}
 
     void table(std::string_view, std::string_view heading, const Table& t) override
     {
@@ -94,6 +105,14 @@ public:
 
 private:
     static std::string shown(std::string_view s) { return util::escape_text(s); }
+    // shown(to_text(value)) appended to `out` (a string without a copy of its own).
+    static void append_shown(std::string& out, const Value& value)
+    {
+        if (const auto* s = std::get_if<std::string>(&value))
+            util::append_escaped(out, *s);
+        else
+            util::append_escaped(out, to_text(value));
+    }
 
     struct Pending {
         std::string label;
@@ -126,7 +145,13 @@ private:
     {
         flush_fields();
         if (!heading.empty()) {
-            line(bold(shown(heading)));
+            start_line();
+            if (color_)
+                line_ += "\033[1m";
+            util::append_escaped(line_, heading);
+            if (color_)
+                line_ += "\033[0m";
+            end_line();
             ++depth_;
         }
         headed_.push_back(!heading.empty());
@@ -140,15 +165,30 @@ private:
             headed_.pop_back();
         }
     }
+    // The next of pending_, its strings emptied (their memory kept from field to field).
+    Pending& next_pending(bool item)
+    {
+        if (npending_ == pending_.size())
+            pending_.emplace_back();
+        Pending& p = pending_[npending_++];
+        p.label.clear();
+        p.text.clear();
+        p.item = item;
+        return p;
+    }
     void flush_fields()
     {
+        if (npending_ == 0)
+            return;
+        const std::span<const Pending> pending(pending_.data(), npending_);
         std::size_t w = 0;
-        for (const auto& p : pending_)
+        for (const auto& p : pending)
             if (!p.item)
                 w = std::max(w, display_width(p.label));
-        for (const auto& p : pending_) {
+        line_.clear();  // the fields' lines, written at once
+        for (const auto& p : pending) {
             // "- text", or "label : text" with the label padded to the column (as padded() does).
-            start_line();
+            line_.append(static_cast<std::size_t>(depth_) * 2, ' ');
             if (p.item) {
                 line_ += "- ";
             } else {
@@ -157,9 +197,10 @@ private:
                 line_ += " : ";
             }
             line_ += p.text;
-            end_line();
+            line_ += '\n';
         }
-        pending_.clear();
+        out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+        npending_ = 0;
     }
     void line(std::string_view s)
     {
@@ -179,7 +220,8 @@ private:
     bool color_;
     int depth_ = 0;
     std::vector<bool> headed_;
-    std::vector<Pending> pending_;
+    std::vector<Pending> pending_;  // the first npending_ are pending
+    std::size_t npending_ = 0;
     std::string line_;
 };
 

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 #include <fmt/format.h>
+#include <optional>
+#include <unordered_map>
 #include <infiniband/verbs.h>
 #include <re2/re2.h>
 
@@ -12,6 +15,7 @@
 #include "src/decode/kernel_log.hpp"
 #include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/explain/log_cache.hpp"
 #include "src/explain/log_match.hpp"
 #include "src/explain/parse.hpp"
 #include "src/util/outside_bytes.hpp"
@@ -101,28 +105,57 @@ std::vector<std::string> gids_in(std::string_view line)
     return out;
 }
 
-// Each match of `re` in `text`, left to right and not overlapping (as
-// std::regex_iterator found them, the text before a match its context for
-// \b): `on` gets the groups, [0] the match, a group that took no part null.
+// Each match of `re` (regex `id` of `cache`) in `text`, left to right and not
+// overlapping (as std::regex_iterator found them, the text before a match
+// its context for \b): `on` gets the groups, [0] the match, a group that
+// took no part null, and returns whether to go on.
 template <class On>
-void each_match(const RE2& re, std::string_view text, On&& on)
+void each_match(const RE2& re, std::uint32_t id, std::string_view text, GroupCache& cache, On&& on)
 {
-    std::vector<re2::StringPiece> groups(static_cast<std::size_t>(re.NumberOfCapturingGroups()) + 1);
     const re2::StringPiece all(text.data(), text.size());
-    for (std::size_t at = 0; at <= text.size() &&
-                             re.Match(all, at, text.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()));) {
-        on(groups);
-        const auto end = static_cast<std::size_t>(groups[0].data() - text.data()) + groups[0].size();
-        at = groups[0].empty() ? end + 1 : end;
+    re2::StringPiece span;
+    for (std::size_t at = 0; at <= text.size() && re.Match(all, at, text.size(), RE2::UNANCHORED, &span, 1);) {
+        if (!on(cache.groups(re, id, text, span)))
+            return;
+        const auto end = static_cast<std::size_t>(span.data() - text.data()) + span.size();
+        at = span.empty() ? end + 1 : end;
     }
 }
 
 std::string group_text(const re2::StringPiece& g) { return std::string(g.data(), g.size()); }
 
+// Each verb with the call a line names it by ("ibv_modify_qp", "rdma_resolve_addr"), built once.
+struct VerbCall {
+    std::string verb, call;
+};
+const std::vector<VerbCall>& verb_calls()
+{
+    static const std::vector<VerbCall> calls = [] {
+        std::vector<VerbCall> out;
+        for (auto& v : verb_names()) {
+            std::string call = v.rfind("rdma_", 0) == 0 ? v : "ibv_" + v;
+            out.push_back({std::move(v), std::move(call)});
+        }
+        return out;
+    }();
+    return calls;
+}
+
+// What LineScan keeps from line to line: no allocation a line, and the attributions built.
+struct ScanState {
+    std::string lower;
+    LineCandidates may;
+    AttributionCache cache;
+    std::string key;
+    GroupCache groups;
+};
+
 class LineScan {
 public:
-    // `lower` and `may`: the caller's, kept from line to line (no allocation a line).
-    LineScan(std::string_view line, std::string& lower, LineCandidates& may) : line_(line), lower_(lower), may_(may)
+    // The line's attributions into `found` (empty: its memory kept from line to line).
+    LineScan(std::string_view line, ScanState& state, std::vector<Attribution>& found)
+        : found_(found), line_(line), lower_(state.lower), may_(state.may), cache_(state.cache), key_(state.key),
+          groups_(state.groups)
     {
         lower_.assign(line);
         for (auto& c : lower_)  // util::lower, in place (no branch: the loop vectorises)
@@ -130,13 +163,12 @@ public:
         matcher_.candidates(lower_, may_);
     }
 
-    std::vector<Attribution> run()
+    void run()
     {
         const auto pats = log_patterns();
         for (std::size_t i = 0; i < pats.size(); ++i)
             if (pats[i].scan != Scan::regex || may_.pattern[i])  // a regex the prefilter ruled out: not even called
                 scan(i, pats[i]);
-        return std::move(found_);
     }
 
 private:
@@ -147,13 +179,15 @@ private:
         case Scan::regex:
             if (!may_.pattern[index])
                 break;  // the prefilter: the regex's literal parts are not all in the line
-            each_match(m.pattern(index), line_, [&](const std::vector<re2::StringPiece>& g) {
-                for (std::size_t i = 1; i < g.size(); ++i)
-                    if (g[i].data() != nullptr) {  // the first group that took part
-                        add(p, group_text(g[i]));
-                        break;
-                    }
-            });
+            each_match(m.pattern(index), static_cast<std::uint32_t>(index), line_, groups_,
+                       [&](const std::vector<re2::StringPiece>& g) {
+                           for (std::size_t i = 1; i < g.size(); ++i)
+                               if (g[i].data() != nullptr) {  // the first group that took part
+                                   add(p, group_text(g[i]));
+                                   break;
+                               }
+                           return true;
+                       });
             break;
         case Scan::wc_status_text: {
             for (const int i : may_.status) {
@@ -185,62 +219,68 @@ private:
             break;
         case Scan::device_port:
             if (may_.device)
-                each_match(m.device(), line_, [&](const std::vector<re2::StringPiece>& g) {
+                each_match(m.device(), device_id, line_, groups_, [&](const std::vector<re2::StringPiece>& g) {
                     if (g[2].data() != nullptr)
                         add(p, group_text(g[1]) + ":" + group_text(g[2]));
+                    return true;
                 });
             break;
         }
     }
 
-    // What the line says around its values, read at the first value (most
-    // lines have none): the provider its first device implies, and the verb
-    // it names ("ibv_modify_qp", "rdma_resolve_addr"), whose errno an errno
-    // is read as.
-    void read_context()
+    // What the line says around its values, read when a value needs it
+    // (most lines have none): the provider its first device implies, and
+    // the verb it names ("ibv_modify_qp", "rdma_resolve_addr"), whose errno
+    // an errno is read as.
+    const std::string& vendor()
     {
-        if (context_read_)
-            return;
-        context_read_ = true;
-        if (may_.device) {
-            re2::StringPiece device;
-            if (RE2::PartialMatch(re2::StringPiece(line_.data(), line_.size()), matcher_.device(), &device))
-                vendor_ = vendor_of_device(std::string_view(device.data(), device.size()));
+        if (!vendor_read_) {
+            vendor_read_ = true;
+            if (may_.device)  // the first device's (RE2::PartialMatch's first group)
+                each_match(matcher_.device(), device_id, line_, groups_, [&](const std::vector<re2::StringPiece>& g) {
+                    vendor_ = vendor_of_device(std::string_view(g[1].data(), g[1].size()));
+                    return false;
+                });
         }
-        for (const auto& v : verb_names()) {
-            const std::string call = v.rfind("rdma_", 0) == 0 ? v : "ibv_" + v;
-            if (contains_phrase(lower_, call)) {
-                verb_ = v;
-                break;
-            }
+        return vendor_;
+    }
+    const std::string& verb()
+    {
+        if (!verb_read_) {
+            verb_read_ = true;
+            // every call starts "ibv_" or "rdma_": a line with neither names none
+            if (lower_.find("ibv_") != std::string::npos || lower_.find("rdma_") != std::string::npos)
+                for (const auto& v : verb_calls())
+                    if (contains_phrase(lower_, v.call)) {
+                        verb_ = v.verb;
+                        break;
+                    }
         }
+        return verb_;
+    }
+
+    // The key of an attribution in the cache: each part with its length before it.
+    void key_part(std::string_view part)
+    {
+        const auto n = static_cast<std::uint32_t>(part.size());
+        key_.append(reinterpret_cast<const char*>(&n), sizeof n);
+        key_.append(part);
     }
 
     void add(const LogPattern& p, const std::string& value, std::string source = {})
     {
-        read_context();
-        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
-        if (p.topic == "port") {
-            a.explanation = device_port(value);
-        } else {
-            Context c;
-            c.vendor = p.vendor.empty() ? vendor_ : std::string(p.vendor);
-            c.verb = p.topic == "errno" ? verb_ : std::string();
-            try {
-                a.explanation = explain(p.topic, value, c);
-                if (!a.explanation.decoded && !c.verb.empty()) {
-                    c.verb.clear();  // an errno the verb is not known to return: the errno alone
-                    a.explanation = explain(p.topic, value, c);
-                }
-            } catch (const UsageError& e) {
-                if (!number_of(value))
-                    return;  // a word that is not one of the topic's names: not this topic
-                a.explanation = start(p.topic, value);
-                a.explanation.name = "unknown";
-                a.explanation.decoded = false;
-                a.explanation.facts.push_back({"error", "not decoded", e.what()});
-            }
-        }
+        const std::string& vendor = p.vendor.empty() ? this->vendor() : empty_;
+        const std::string& verb = p.topic == "errno" ? this->verb() : empty_;
+        key_.clear();
+        for (const std::string_view part : {p.id, std::string_view(value), std::string_view(source),
+                                            std::string_view(vendor), std::string_view(verb)})
+            key_part(part);
+        AttributionCache::Entry* e = cache_.find(key_);
+        if (!e)
+            e = &cache_.put(key_, attribution(p, value, std::move(source), vendor, verb));
+        if (!e->found || e->lent)
+            return;  // none of the topic's, or in this line already (the same attribution: dropped below)
+        const Attribution& a = *e->found;
         // Once per line: by number (12 and "transport retry counter exceeded" are one status), by the
         // full form for a GID, by the text for a device and port or a value that was not decoded.
         const auto same = [&](const Attribution& f) {
@@ -256,7 +296,38 @@ private:
         };
         if (std::any_of(found_.begin(), found_.end(), same))
             return;
-        found_.push_back(std::move(a));
+        cache_.lend(found_.size(), key_);
+        found_.push_back(std::move(*e->found));
+        e->lent = true;
+    }
+
+    // What add() finds for a value: its attribution, nullopt when the value is none of the topic's.
+    static std::optional<Attribution> attribution(const LogPattern& p, const std::string& value, std::string source,
+                                               const std::string& vendor, const std::string& verb)
+    {
+        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
+        if (p.topic == "port") {
+            a.explanation = device_port(value);
+        } else {
+            Context c;
+            c.vendor = p.vendor.empty() ? vendor : std::string(p.vendor);
+            c.verb = verb;
+            try {
+                a.explanation = explain(p.topic, value, c);
+                if (!a.explanation.decoded && !c.verb.empty()) {
+                    c.verb.clear();  // an errno the verb is not known to return: the errno alone
+                    a.explanation = explain(p.topic, value, c);
+                }
+            } catch (const UsageError& e) {
+                if (!number_of(value))
+                    return std::nullopt;  // a word that is not one of the topic's names: not this topic
+                a.explanation = start(p.topic, value);
+                a.explanation.name = "unknown";
+                a.explanation.decoded = false;
+                a.explanation.facts.push_back({"error", "not decoded", e.what()});
+            }
+        }
+        return a;
     }
 
     static Explanation device_port(const std::string& value)
@@ -272,14 +343,19 @@ private:
         return e;
     }
 
+    static constexpr auto device_id = static_cast<std::uint32_t>(-1);  // the device regex's in groups_
+    std::vector<Attribution>& found_;
     const LogMatcher& matcher_ = LogMatcher::get();
     std::string_view line_;
     std::string& lower_;
     LineCandidates& may_;
-    bool context_read_ = false;
+    AttributionCache& cache_;
+    std::string& key_;
+    GroupCache& groups_;
+    bool vendor_read_ = false, verb_read_ = false;
     std::string vendor_;
     std::string verb_;
-    std::vector<Attribution> found_;
+    const std::string empty_;
 };
 
 }  // namespace
@@ -318,15 +394,15 @@ std::vector<std::size_t> LogReport::not_utf8_lines() const
 
 std::vector<Attribution> attribute_line(std::string_view line)
 {
-    std::string lower;
-    LineCandidates may;
-    return LineScan(line, lower, may).run();
+    ScanState state;
+    std::vector<Attribution> found;
+    LineScan(line, state, found).run();
+    return found;
 }
 
 void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each)
 {
-    std::string lower;  // kept from line to line: no allocation a line
-    LineCandidates may;
+    ScanState state;  // kept from line to line
     LogLine l;
     for (std::size_t number = 1; std::getline(in, l.text); ++number) {
         if (!l.text.empty() && l.text.back() == '\r')
@@ -335,8 +411,9 @@ void scan_log(std::istream& in, const std::function<void(const LogLine&)>& each)
             continue;
         l.number = number;
         l.utf8 = util::is_utf8(l.text);
-        l.found = LineScan(l.text, lower, may).run();
+        LineScan(l.text, state, l.found).run();
         each(l);
+        state.cache.give_back(l.found);
     }
 }
 

@@ -243,8 +243,14 @@ void LogMatcher::candidates(std::string_view lower_line, LineCandidates& out) co
     if (atoms.empty()) {
         pass(m.unfiltered);
     } else {
-        m.filter.AllPotentials(atoms, &potentials);
-        pass(potentials);
+        auto it = out.filter_answers.find(atoms);
+        if (it == out.filter_answers.end()) {
+            if (out.filter_answers.size() >= 256)
+                out.filter_answers.clear();
+            m.filter.AllPotentials(atoms, &potentials);
+            it = out.filter_answers.emplace(atoms, potentials).first;
+        }
+        pass(it->second);
     }
 }
 

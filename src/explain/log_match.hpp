@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <re2/re2.h>
 #include <string>
@@ -39,6 +40,9 @@ struct LineCandidates {
     std::vector<int> errnos;         // into errno_texts(), ascending
     std::vector<int> kernel_event;   // into decode::kernel_log_events, ascending
     bool device = false;             // the device regex
+    // The filter's answers for the atoms of lines before (a log repeats its
+    // kinds of line): atoms -> patterns, emptied when full.
+    std::map<std::vector<int>, std::vector<int>> filter_answers;
 };
 
 class LogMatcher {

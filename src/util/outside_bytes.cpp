@@ -1,5 +1,8 @@
 #include "src/util/outside_bytes.hpp"
 
+#include <cstdint>
+#include <cstring>
+
 namespace qps::util {
 
 namespace {
@@ -80,6 +83,24 @@ std::size_t printable_ascii_run(std::string_view bytes)
     return n;
 }
 
+// Whether every byte is printable ASCII (0x20..0x7E), eight bytes at a time: a
+// byte below 0x20 borrows into its top bit after - 0x20 (where it had none),
+// one above 0x7E has its top bit set after + 1 or before.
+bool all_printable_ascii(std::string_view bytes)
+{
+    constexpr std::uint64_t ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
+    std::uint64_t outside = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes.size(); i += 8) {
+        std::uint64_t x;
+        std::memcpy(&x, bytes.data() + i, sizeof x);
+        outside |= ((x - ones * 0x20) & ~x) | (x + ones) | x;
+    }
+    for (; i < bytes.size(); ++i)
+        outside |= static_cast<unsigned char>(bytes[i]) - 0x20u >= 0x5Fu ? tops : 0;
+    return (outside & tops) == 0;
+}
+
 }  // namespace
 
 Utf8Step utf8_step(std::string_view bytes)
@@ -128,6 +149,18 @@ void for_each_step(std::string_view bytes, F&& f)
 
 bool is_utf8(std::string_view bytes)
 {
+    // ASCII is UTF-8: no top bit set, looked at eight bytes at a time.
+    std::uint64_t tops = 0;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes.size(); i += 8) {
+        std::uint64_t x;
+        std::memcpy(&x, bytes.data() + i, sizeof x);
+        tops |= x;
+    }
+    for (; i < bytes.size(); ++i)
+        tops |= static_cast<unsigned char>(bytes[i]);
+    if ((tops & 0x8080808080808080ULL) == 0)
+        return true;
     bool valid = true;
     for_each_step(bytes, [&](std::string_view, bool ok) { return valid = ok; });
     return valid;
@@ -144,10 +177,12 @@ std::string to_utf8(std::string_view bytes)
     return out;
 }
 
-std::string escape_text(std::string_view bytes)
+void append_escaped(std::string& out, std::string_view bytes)
 {
-    std::string out;
-    out.reserve(bytes.size());
+    if (all_printable_ascii(bytes)) {  // most text: nothing to escape
+        out.append(bytes);
+        return;
+    }
     for_each_step(bytes, [&](std::string_view seq, bool valid) {
         const std::string_view name = named_escape(static_cast<unsigned char>(seq[0]));
         if (valid && !is_control(seq))
@@ -159,6 +194,13 @@ std::string escape_text(std::string_view bytes)
                 append_hex_escape(out, static_cast<unsigned char>(c));
         return true;
     });
+}
+
+std::string escape_text(std::string_view bytes)
+{
+    std::string out;
+    out.reserve(bytes.size());
+    append_escaped(out, bytes);
     return out;
 }
 

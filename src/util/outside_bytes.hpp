@@ -41,6 +41,8 @@ std::string to_utf8(std::string_view bytes);
 // For text (a terminal or a pipe alike): control characters and ill-formed
 // bytes escaped, see above. The result is printable, one line, valid UTF-8.
 std::string escape_text(std::string_view bytes);
+// escape_text(bytes) appended to `out` (no string of its own).
+void append_escaped(std::string& out, std::string_view bytes);
 
 // Lowercase hex, two digits a byte, nothing between ("ff1b5b").
 std::string hex_bytes(std::string_view bytes);

@@ -126,3 +126,27 @@ TEST_CASE("outside bytes: hex of the exact bytes")
     CHECK(hex_bytes("") == "");
     CHECK(hex_bytes("a\xFF\x1b") == "61ff1b");
 }
+
+TEST_CASE("outside bytes: a byte to escape is found wherever it is in a longer text (eight bytes at a time)")
+{
+    // Every position of a 21-byte text, in and after the 8-byte words and in the tail; the bytes at the edges of
+    // printable ASCII (0x1F below, 0x7F above, 0x20 and 0x7E in it) and one with the top bit.
+    for (std::size_t at = 0; at < 21; ++at) {
+        CAPTURE(at);
+        std::string s(21, 'a');
+        s[at] = '\x1f';
+        CHECK(escape_text(s) == std::string(at, 'a') + "\\x1f" + std::string(20 - at, 'a'));
+        s[at] = '\x7f';
+        CHECK(escape_text(s) == std::string(at, 'a') + "\\x7f" + std::string(20 - at, 'a'));
+        s[at] = '\t';
+        CHECK(escape_text(s) == std::string(at, 'a') + "\\t" + std::string(20 - at, 'a'));
+        s[at] = ' ';
+        CHECK(escape_text(s) == s);
+        s[at] = '~';
+        CHECK(escape_text(s) == s);
+        CHECK(is_utf8(s));
+        s[at] = '\xff';
+        CHECK_FALSE(is_utf8(s));
+        CHECK(escape_text(s) == std::string(at, 'a') + "\\xff" + std::string(20 - at, 'a'));
+    }
+}

@@ -18,6 +18,19 @@ namespace qps::perf {
 
 namespace {
 
+// The peer looked at once (BwRun::peer: this side's heartbeat sent when
+// due, the peer's taken): true when it is done or went silent (`lost` then
+// says why).
+bool peer_ended(net::PeerWatch& peer, std::string& lost)
+{
+    switch (peer.look()) {
+    case net::PeerWatch::Peer::running: return false;
+    case net::PeerWatch::Peer::silent: lost = peer.silence_reason(); return true;
+    case net::PeerWatch::Peer::done: return true;
+    }
+    return false;
+}
+
 // A side with nothing to poll (the target of writes or reads) waits for
 // the end signal without spinning (the peer done, gone or silent). With
 // the peer watched here (BwRun::peer), it wakes at least once a heartbeat
@@ -30,12 +43,7 @@ void wait_passively(const BwRun& run, std::string& lost)
         }
         return;
     }
-    while (!net::interrupt_pending()) {
-        switch (run.peer->look()) {
-        case net::PeerWatch::Peer::running: break;
-        case net::PeerWatch::Peer::silent: lost = run.peer->silence_reason(); return;
-        case net::PeerWatch::Peer::done: return;
-        }
+    while (!net::interrupt_pending() && !peer_ended(*run.peer, lost)) {
         pollfd p[2]{{run.peer->fd(), POLLIN | POLLRDHUP, 0}, {net::interrupt_fd(), POLLIN, 0}};
         if (::poll(p, 2, static_cast<int>(run.peer->interval().count())) < 0 && errno != EINTR)
             return;  // cannot watch the socket: end the wait rather than hang
@@ -308,14 +316,7 @@ struct Fresh {
 // sends this side's heartbeat when one is due.
 [[gnu::always_inline]] inline bool end_signalled(BwRound& s)
 {
-    if (!s.run.peer)
-        return fd_readable(s.run.oob_fd);
-    switch (s.run.peer->look()) {
-    case net::PeerWatch::Peer::running: return false;
-    case net::PeerWatch::Peer::silent: s.lost = s.run.peer->silence_reason(); return true;
-    case net::PeerWatch::Peer::done: return true;
-    }
-    return false;
+    return s.run.peer ? peer_ended(*s.run.peer, s.lost) : fd_readable(s.run.oob_fd);
 }
 
 // Every round once this side has sent, else now and then (a client hears

@@ -51,9 +51,10 @@ void explain_text(const ExplainFlags& f, const GlobalOptions& global)
         any = report.attributed_lines() > 0;
         all_decoded = report.all_decoded();
     } else {
-        // The log streams: each line is written as it is read, nothing of it kept.
+        // The log streams: each line is written as it is read, nothing of it
+        // kept, --json's document too (ExplainLogWriter gives each key once).
         const ops::LogInput log = ops::open_log(f.log);  // unreadable: UsageError, nothing printed
-        emit(global, "explain", [&](formatters::Printer& p) {
+        emit_streamed(global, "explain", [&](formatters::Printer& p) {
             formatters::ExplainLogWriter w(p);
             interrupted = ops::scan_log(log, [&](const explain::LogLine& l) { w.line(l); });
             w.finish(interrupted);

@@ -19,6 +19,15 @@ namespace {
 
 // One signalled send in this many: the rest complete silently.
 constexpr std::uint64_t signal_every = 32;
+// Receives go back in chains of this many WRs, one ibv_post_recv a chain:
+// the provider's lock and call are paid once for them (rxe: 42 of the 105
+// instructions a receive costs one at a time, bench/verbs-cost). The queue
+// holds `preposted` at the start of a run, so at least preposted -
+// recv_batch + 1 wait while one message is in flight; a run's end posts
+// what it owes, so runs one after the other (sizes) never drain it.
+constexpr std::uint32_t recv_batch = 16;
+constexpr std::uint32_t preposted = 64;
+static_assert(preposted % recv_batch == 0 && preposted >= 2 * recv_batch);
 // A run's samples fit in the buffer up to this many words (8 MiB); longer
 // runs, and every duration run (whose length is unknown), drain it when
 // full. The server stores one word a message, the client two (the round
@@ -98,7 +107,9 @@ struct Requests {
     ibv_send_wr signalled{};
     ibv_send_wr silent{};
     ibv_sge rsge{};
-    ibv_recv_wr recv{};
+    // recv_batch receive WRs, each the next's predecessor: posting
+    // &recv[recv_batch - k] posts the last k.
+    ibv_recv_wr recv[recv_batch]{};
 
     Requests(verbs::LinkResources& res, const LatencyRun& run)
     {
@@ -107,7 +118,10 @@ struct Requests {
         silent = signalled;
         silent.send_flags = flags;
         signalled.send_flags = flags | IBV_SEND_SIGNALED;
-        prepare_recv_wr(recv, rsge, res);
+        for (std::uint32_t k = 0; k < recv_batch; ++k) {
+            prepare_recv_wr(recv[k], rsge, res);
+            recv[k].next = k + 1 < recv_batch ? &recv[k + 1] : nullptr;
+        }
     }
     Requests(const Requests&) = delete;  // the WRs point at sge and rsge
     Requests& operator=(const Requests&) = delete;
@@ -160,7 +174,7 @@ struct Hot {
     volatile const std::uint8_t* mark_in;  // write: where the peer's marker lands
     ibv_send_wr* signalled;
     ibv_send_wr* silent;
-    ibv_recv_wr* recv;
+    ibv_recv_wr* recv;  // a chain of recv_batch
     bool tsc;
     std::uint64_t total, warmup;
     std::uint64_t* end;  // of the sample log
@@ -168,26 +182,53 @@ struct Hot {
     Hot(Loop& l, std::uint64_t* log_end)
         : qp(l.res.qp()), srq(l.res.srq()), send_cq(l.res.send_cq()), recv_cq(l.res.recv_cq()),
           mark_out(l.res.send_buf() + last_byte(l.run)), mark_in(l.res.recv_buf() + last_byte(l.run)),
-          signalled(&l.wrs.signalled), silent(&l.wrs.silent), recv(&l.wrs.recv), tsc(l.tsc), total(l.total),
+          signalled(&l.wrs.signalled), silent(&l.wrs.silent), recv(l.wrs.recv), tsc(l.tsc), total(l.total),
           warmup(l.run.warmup), end(log_end)
     {
     }
     static std::uint32_t last_byte(const LatencyRun& run) { return run.size ? run.size - 1 : 0; }
 };
 
-// The receive a send op's loop posts back: into the QP's own queue, or
-// (--srq, decided once per run, not per message) the shared one.
-template <bool srq>
-[[gnu::always_inline]] inline void post_receive(const Hot& h)
+// Posts the chain `wr` (the last k of Requests::recv): into the QP's own
+// queue, or (--srq, XRC) the shared one.
+inline void post_receives(ibv_qp* qp, ibv_srq* srq, ibv_recv_wr* wr)
 {
-    if constexpr (srq) {
+    if (srq) {
         ibv_recv_wr* bad = nullptr;
-        if (int rc = ibv_post_srq_recv(h.srq, h.recv, &bad); rc != 0) [[unlikely]]
+        if (int rc = ibv_post_srq_recv(srq, wr, &bad); rc != 0) [[unlikely]]
             throw SystemError("ibv_post_srq_recv", rc);
     } else {
-        post_recv(h.qp, h.recv);
+        post_recv(qp, wr);
     }
 }
+
+// The receives a send op's loop owes, counted as they complete: a whole
+// chain goes back when recv_batch are owed; settle() posts the rest after
+// the loop.
+struct ReceivesOwed {
+    std::uint32_t owed = 0;
+
+    template <bool srq>
+    [[gnu::always_inline]] inline void took_one(const Hot& h)
+    {
+        if (++owed != recv_batch) [[likely]]
+            return;
+        owed = 0;
+        if constexpr (srq) {
+            ibv_recv_wr* bad = nullptr;
+            if (int rc = ibv_post_srq_recv(h.srq, h.recv, &bad); rc != 0) [[unlikely]]
+                throw SystemError("ibv_post_srq_recv", rc);
+        } else {
+            post_recv(h.qp, h.recv);
+        }
+    }
+    void settle(const Hot& h)
+    {
+        if (owed)
+            post_receives(h.qp, h.srq, h.recv + (recv_batch - owed));
+        owed = 0;
+    }
+};
 
 // Busy-polls `cq` for one completion; false when the watchdog says stop.
 [[gnu::always_inline]] inline bool wait_cq(ibv_cq* cq, const char* what, Loop& l, std::uint64_t progress)
@@ -235,6 +276,7 @@ template <Op op, bool srq = false>
 [[gnu::always_inline]] inline void client_iterations(Loop& l)
 {
     const Hot h(l, l.posted.end());
+    ReceivesOwed receives;
     std::uint64_t* cur = l.posted.begin();
     std::uint64_t deadline = std::numeric_limits<std::uint64_t>::max();
     std::uint8_t marker = 0;
@@ -273,7 +315,7 @@ template <Op op, bool srq = false>
         cur[1] = t0;
         cur += 2;
         if constexpr (op == Op::send)
-            post_receive<srq>(h);
+            receives.took_one<srq>(h);
         if constexpr (!one_sided(op))
             if (i % signal_every == 0)
                 reap_sends(h.send_cq);
@@ -287,6 +329,7 @@ template <Op op, bool srq = false>
             break;
         }
     }
+    receives.settle(h);
     l.filled = cur;
     l.done = i;
     if (i > h.warmup)
@@ -301,6 +344,7 @@ template <Op op, bool srq = false>
 [[gnu::always_inline]] inline void server_iterations(Loop& l)
 {
     const Hot h(l, l.log.end());
+    ReceivesOwed receives;
     std::uint64_t* cur = l.log.begin();
     std::uint8_t marker = 0;
     std::uint64_t i = 0, last = 0;
@@ -325,7 +369,7 @@ template <Op op, bool srq = false>
         post_send(h.qp, i % signal_every == 0 ? h.signalled : h.silent);
         const std::uint64_t t = Clock::read(h.tsc);
         if constexpr (op == Op::send)
-            post_receive<srq>(h);
+            receives.took_one<srq>(h);
         if (cur == h.end) [[unlikely]]
             cur = l.log.drain(cur, l.histogram);
         *cur++ = t - last;
@@ -335,6 +379,7 @@ template <Op op, bool srq = false>
             l.start = t;
         last = t;
     }
+    receives.settle(h);
     l.filled = cur;
     l.done = i;
     l.last = last;
@@ -416,15 +461,8 @@ void prepost_receives(verbs::LinkResources& res, std::uint32_t size)
     LatencyRun run;
     run.size = size;
     Requests wrs(res, run);
-    for (int i = 0; i < 64; ++i) {
-        if (ibv_srq* srq = res.srq()) {  // --srq (64 for each QP on it), or XRC's own SRQ
-            ibv_recv_wr* bad = nullptr;
-            if (int rc = ibv_post_srq_recv(srq, &wrs.recv, &bad); rc != 0)
-                throw SystemError("ibv_post_srq_recv", rc);
-        } else {
-            post_recv(res.qp(), &wrs.recv);
-        }
-    }
+    for (std::uint32_t k = 0; k < preposted / recv_batch; ++k)  // --srq: 64 for each QP on it; XRC: its own SRQ
+        post_receives(res.qp(), res.srq(), wrs.recv);
 }
 
 LatencyResult run_latency(verbs::LinkResources& res, Role role, const LatencyRun& run, const Clock& clock)

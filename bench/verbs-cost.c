@@ -250,7 +250,7 @@ static inline __attribute__((always_inline)) void reap(struct ibv_cq *cq, struct
          * before 55.0 unlocks the CQ and stores the index in next_poll's
          * ENOENT, so the ibv_end_poll the man page asks for after it would
          * advance the consumer index past the producer and unlock twice
-         * (fixed in b78b414e0 and 5e7aa4102); from 61.0 the reverse holds. */
+         * (fixed in b78b414e0, v55.0, and 5e7aa4102, v59.0: from 59.0 ibv_end_poll is needed). */
         struct ibv_poll_cq_attr pa = {0};
         while (ibv_start_poll(cqx, &pa) == 0) {
             if (cqx->status != IBV_WC_SUCCESS)

@@ -32,8 +32,21 @@ void WindowMeter::add(std::uint64_t now, std::uint64_t bytes)
         const std::uint64_t to = std::min(now, window_end_);
         current_ += per_tick * static_cast<double>(to - from);
         from = to;
-        if (from == window_end_)
-            close_window();
+        if (from != window_end_)
+            continue;
+        close_window();
+        // The whole windows ahead hold per_tick * window bytes each: closed
+        // at once, with the values one by one would give (current_ is 0 after
+        // a close, and 0 + x is x), so a batch after a long gap costs what a
+        // short one does (bw's 64 KiB messages span several windows each).
+        if (const std::uint64_t k = (now - from) / window_; k > 0) {
+            const double full = per_tick * static_cast<double>(window_);
+            peak_ = std::max(peak_, full);
+            min_ = std::min(min_, full);
+            windows_ += k;
+            window_end_ += k * window_;
+            from += k * window_;
+        }
     }
     last_ = now;
     end_ = now;

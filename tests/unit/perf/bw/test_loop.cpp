@@ -87,6 +87,63 @@ TEST_CASE("windows: bytes at the same instant stay in the current window")
     CHECK(m.peak() == doctest::Approx(10.0));
 }
 
+namespace {
+// WindowMeter as it was before whole windows were closed at once: one
+// window at a time. The meter must give exactly its figures.
+struct OneByOne {
+    std::uint64_t window, last, window_end, windows = 0;
+    double current = 0, peak = 0, min = 0;
+    OneByOne(std::uint64_t start, std::uint64_t w) : window(w), last(start), window_end(start + w) {}
+    void add(std::uint64_t now, std::uint64_t bytes)
+    {
+        if (now <= last) {
+            current += static_cast<double>(bytes);
+            return;
+        }
+        const double per_tick = static_cast<double>(bytes) / static_cast<double>(now - last);
+        for (std::uint64_t from = last; from < now;) {
+            const std::uint64_t to = std::min(now, window_end);
+            current += per_tick * static_cast<double>(to - from);
+            from = to;
+            if (from == window_end) {
+                peak = windows == 0 ? current : std::max(peak, current);
+                min = windows == 0 ? current : std::min(min, current);
+                ++windows;
+                current = 0;
+                window_end += window;
+            }
+        }
+        last = now;
+    }
+};
+}  // namespace
+
+TEST_CASE("windows: batches spanning many windows give exactly what closing them one by one gives")
+{
+    std::uint64_t seed = 12345;
+    const auto next = [&seed](std::uint64_t n) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (seed >> 33) % n;
+    };
+    for (int round = 0; round < 200; ++round) {
+        const std::uint64_t window = 1 + next(50), start = next(1000);
+        WindowMeter m(start, window);
+        OneByOne ref(start, window);
+        std::uint64_t t = start;
+        for (int i = 0; i < 300; ++i) {
+            t += next(4) == 0 ? next(40 * window) : next(window);  // gaps of many windows, and short ones
+            const std::uint64_t bytes = next(5) == 0 ? 0 : 1 + next(1 << 20);
+            m.add(t, bytes);
+            ref.add(t, bytes);
+        }
+        REQUIRE(m.windows() == ref.windows);
+        if (ref.windows > 0) {
+            CHECK(m.peak() == ref.peak / static_cast<double>(window));
+            CHECK(m.minimum() == ref.min / static_cast<double>(window));
+        }
+    }
+}
+
 TEST_CASE("cpu: use of a span in percent of one CPU")
 {
     const CpuUse u = cpu_use({1.0, 0.5}, {1.6, 0.7}, 1.0);

@@ -225,7 +225,7 @@ int run(int argc, char** argv)
     const std::vector<std::string> words(argv + 1, argv + argc);
     std::string command;
     try {
-        const completion::CommandSpec model = describe_cli(app);
+        const completion::CommandSpec model = describe_cli(app, Values::flag_or_not);
         command = typed_command(model, words);
         // A mistyped command or option is named with the closest valid one;
         // an old spelling works, with a note that names the current one.

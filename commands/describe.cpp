@@ -57,12 +57,15 @@ std::vector<CLI::Validator*> validators_of(CLI::Option& o)
     return out;
 }
 
-void describe_value(CLI::Option& o, completion::OptionSpec& spec)
+void describe_value(CLI::Option& o, completion::OptionSpec& spec, Values values)
 {
     if (o.get_expected_max() == 0) {
         spec.kind = completion::ValueKind::flag;
         return;
     }
+    spec.kind = completion::ValueKind::text;
+    if (values == Values::flag_or_not)
+        return;
     for (CLI::Validator* v : validators_of(o)) {
         auto words = braced_words(v->get_description());
         if (!words)
@@ -73,13 +76,13 @@ void describe_value(CLI::Option& o, completion::OptionSpec& spec)
     }
     // The type name without the validators' descriptions CLI11 appends.
     const std::string type = o.get_type_name().substr(0, o.get_type_name().find(':'));
-    spec.kind = completion::ValueKind::text;
     for (const auto& t : type_kinds)
         if (type == t.type_name)
             spec.kind = t.kind;
 }
 
-completion::CommandSpec describe_command(CLI::App& app, const std::vector<completion::OptionSpec>& inherited)
+completion::CommandSpec describe_command(CLI::App& app, const std::vector<completion::OptionSpec>& inherited,
+                                         Values values)
 {
     completion::CommandSpec cmd;
     cmd.name = app.get_name().empty() ? "qpscope" : app.get_name();
@@ -91,7 +94,7 @@ completion::CommandSpec describe_command(CLI::App& app, const std::vector<comple
         for (const auto& l : o->get_lnames())
             spec.names.push_back("--" + l);
         spec.description = o->get_description();
-        describe_value(*o, spec);
+        describe_value(*o, spec, values);
         if (o->get_group() == old_spelling_group) {  // add_old_spelling: accepted when typed, never offered
             cmd.old_spellings.push_back(std::move(spec));
             continue;
@@ -114,15 +117,15 @@ completion::CommandSpec describe_command(CLI::App& app, const std::vector<comple
     for (CLI::App* sub : app.get_subcommands([](CLI::App* s) {
              return !s->get_group().empty() && !s->get_name().starts_with("__");
          }))
-        cmd.subcommands.push_back(describe_command(*sub, cmd.options));
+        cmd.subcommands.push_back(describe_command(*sub, cmd.options, values));
     return cmd;
 }
 
 }  // namespace
 
-completion::CommandSpec describe_cli(CLI::App& app)
+completion::CommandSpec describe_cli(CLI::App& app, Values values)
 {
-    completion::CommandSpec root = describe_command(app, {});
+    completion::CommandSpec root = describe_command(app, {}, values);
     root.name = "qpscope";  // CLI11 names the root after argv[0] once it has parsed
     return root;
 }

@@ -13,7 +13,16 @@ namespace qps::commands {
 // Hidden commands (`__holder`, `__complete-script`) and hidden options
 // (empty group) are left out. Options a subcommand inherits from its parents
 // (CLI11's fallthrough) are listed with its own.
-completion::CommandSpec describe_cli(CLI::App& app);
+//
+// Values::all reads what each option's value is (its words, a device, a
+// QPN...: the completions need them); Values::flag_or_not only whether it
+// takes one, all check_typed_words and typed_command look at. The words
+// are read from the option's validators, which CLI11 2.1 gives only by
+// index, one exception past the last: a throw for every option with a
+// value, about a tenth of a start's instructions (callgrind, `qp list`),
+// which run() spares every command.
+enum class Values { all, flag_or_not };
+completion::CommandSpec describe_cli(CLI::App& app, Values values = Values::all);
 
 // Checks the words of a command line (argv without argv[0]) against the
 // model before CLI11 parses them, so that a mistyped subcommand or option is

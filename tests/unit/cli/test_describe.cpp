@@ -131,6 +131,38 @@ TEST_CASE("every device option and every QPN positional of every command says so
     CHECK(devices >= 4);
 }
 
+TEST_CASE("the model run() checks typed words with (Values::flag_or_not) is the whole model but the value kinds")
+{
+    CLI::App app;
+    GlobalOptions global;
+    build_app(app, global);
+    const completion::CommandSpec all = describe_cli(app);
+    const completion::CommandSpec lean = describe_cli(app, Values::flag_or_not);
+    // Same commands, options (names, flag or not), positionals and old spellings.
+    std::function<void(const completion::CommandSpec&, const completion::CommandSpec&)> same =
+        [&](const completion::CommandSpec& a, const completion::CommandSpec& b) {
+            CAPTURE(a.name);
+            REQUIRE(a.name == b.name);
+            const auto shape = [](const std::vector<completion::OptionSpec>& os) {
+                std::vector<std::tuple<std::vector<std::string>, std::string, bool>> out;
+                for (const auto& o : os)
+                    out.emplace_back(o.names, o.name, o.kind == ValueKind::flag);
+                return out;
+            };
+            CHECK(shape(a.options) == shape(b.options));
+            CHECK(shape(a.positionals) == shape(b.positionals));
+            CHECK(shape(a.old_spellings) == shape(b.old_spellings));
+            REQUIRE(names(a.subcommands) == names(b.subcommands));
+            for (std::size_t i = 0; i < a.subcommands.size(); ++i)
+                same(a.subcommands[i], b.subcommands[i]);
+        };
+    same(all, lean);
+    // and the value kinds are left out: no words are read.
+    CHECK(option(lean, {"ports"}, "--format").kind == ValueKind::text);
+    CHECK(option(lean, {"ports"}, "--format").words.empty());
+    CHECK(option(all, {"ports"}, "--format").kind == ValueKind::choice);
+}
+
 TEST_CASE("a plain CLI::IsMember check is read back as a choice; hidden things are left out")
 {
     CLI::App app;

@@ -66,10 +66,13 @@ namespace {
 struct CommandEntry {
     std::array<std::string_view, 2> words;
     void (*add)(CLI::App&, const GlobalOptions&);
+    // A group of subcommands that can build one of them alone, named by
+    // the word after the command's (build_app's `only_sub`).
+    void (*add_one)(CLI::App&, const GlobalOptions&, std::string_view sub) = nullptr;
 };
 constexpr std::array<CommandEntry, 10> commands{{
     {{"ports", ""}, register_ports},
-    {{"qp", "__holder"}, register_qp},
+    {{"qp", "__holder"}, register_qp, register_qp_one},
     {{"cm", ""}, register_cm},
     {{"ping-pong", ""}, register_ping_pong},
     {{"bw", ""}, register_bw},
@@ -95,7 +98,7 @@ void add_global_options(CLI::App& app, GlobalOptions& global)
 
 }  // namespace
 
-void build_app(CLI::App& app, GlobalOptions& global, std::string_view only)
+void build_app(CLI::App& app, GlobalOptions& global, std::string_view only, std::string_view only_sub)
 {
     const std::vector<std::string_view> words = command_words();
     if (std::ranges::find(words, only) == words.end())
@@ -111,7 +114,11 @@ void build_app(CLI::App& app, GlobalOptions& global, std::string_view only)
                                                      ops::libibverbs_version()));
     add_global_options(app, global);
     for (const CommandEntry& c : commands) {
-        if (only.empty() || std::ranges::find(c.words, only) != c.words.end())
+        if (!only.empty() && std::ranges::find(c.words, only) == c.words.end())
+            continue;
+        if (c.add_one && !only.empty() && c.words.front() == only && !only_sub.empty())
+            c.add_one(app, global, only_sub);
+        else
             c.add(app, global);
     }
     if (only.empty())
@@ -144,23 +151,27 @@ std::vector<std::string> global_options_with_value()
     return out;
 }
 
-std::string_view typed_command_word(int argc, char** argv)
+std::array<std::string_view, 2> typed_command_words(int argc, char** argv)
 {
     const std::vector<std::string> with_value = global_options_with_value();
-    for (int i = 1; i < argc; ++i) {
+    std::array<std::string_view, 2> out;
+    std::size_t n = 0;
+    for (int i = 1; i < argc && n < out.size(); ++i) {
         const std::string_view a = argv[i];
         if (a == "--" || a == "-h" || a == "--help" || a == "--help-all")
-            return {};
+            break;
         if (std::ranges::find(with_value, a) != with_value.end()) {
             ++i;  // its value, which is no command
             continue;
         }
         if (a.starts_with("-"))
             continue;
-        return a;
+        out[n++] = a;
     }
-    return {};
+    return out;
 }
+
+std::string_view typed_command_word(int argc, char** argv) { return typed_command_words(argc, argv)[0]; }
 
 namespace {
 
@@ -220,7 +231,8 @@ int run(int argc, char** argv)
 {
     CLI::App app;
     GlobalOptions global;
-    build_app(app, global, typed_command_word(argc, argv));
+    const std::array<std::string_view, 2> typed = typed_command_words(argc, argv);
+    build_app(app, global, typed[0], typed[1]);
     const bool json = argv_has_json(argc, argv);
     const std::vector<std::string> words(argv + 1, argv + argc);
     std::string command;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,9 @@ bool color_enabled(std::string_view mode, bool stdout_is_terminal, const char* n
 // Each subcommand lives in its own file and registers itself here.
 void register_ports(CLI::App& app, const GlobalOptions& global);
 void register_qp(CLI::App& app, const GlobalOptions& global);
+// `qp` with only the subcommand `sub` ("list"), or all of them when `sub`
+// names none (the parser then names the closest).
+void register_qp_one(CLI::App& app, const GlobalOptions& global, std::string_view sub);
 void register_cm(CLI::App& app, const GlobalOptions& global);
 void register_ping_pong(CLI::App& app, const GlobalOptions& global);
 void register_bw(CLI::App& app, const GlobalOptions& global);
@@ -56,8 +60,10 @@ void register_watch(CLI::App& app, const GlobalOptions& global);
 // command, or with `only` one top-level command (a word of
 // command_words()). Each command's options cost their CLI11 objects at every
 // start, and under the emulated lab a start of the whole tree costs about
-// 0.3 s of CPU: run() builds only the command that was typed.
-void build_app(CLI::App& app, GlobalOptions& global, std::string_view only = {});
+// 0.3 s of CPU: run() builds only the command that was typed. With
+// `only_sub` too (the word after `only`'s, "list" in `qp list`), a group of
+// commands that can (`qp`) builds only that one of its subcommands.
+void build_app(CLI::App& app, GlobalOptions& global, std::string_view only = {}, std::string_view only_sub = {});
 
 // The top-level words build_app can build alone: the commands, and the
 // hidden __holder (which lives with qp). __complete-script describes the
@@ -72,6 +78,10 @@ std::vector<std::string> global_options_with_value();
 // which take one); empty when there is none, or when a help flag comes
 // before it (the top-level help lists every command).
 std::string_view typed_command_word(int argc, char** argv);
+// That word and the next word that is not an option (the subcommand's, or
+// a positional; empty when there is none), found the same way: the global
+// options (and their values) between them are stepped over.
+std::array<std::string_view, 2> typed_command_words(int argc, char** argv);
 
 // run(): commands/run.hpp.
 

@@ -7,21 +7,29 @@
 #   post <object> <function>          the provider's post_send
 #   loop <case> <tool> <pattern>      the measured loop (callgrind --toggle-collect)
 #   recv <object> <function>          the provider's post_recv
+#   complete <object> <function>      the provider's extended post (qp_ex->wr_complete)
+#   start <object> <function>         the provider's extended poll (cq_ex->start_poll)
 #   cadence <case> <tool> <signalling>  one signalled send WR in <signalling> (bw), as run
 #   run <case> <tool> <rep> <messages> <total_ir> <spins> <ours> <provider> <libc> <other>
 #       (perftest's clock calibration inside the counted function left out)
 #   clock <case> <tool> <rep> <messages> <calls> <ir> <ours> <provider> <libc> <other> <unplaced> <functions>
 #       what was left out: perftest's get_cpu_mhz inside the counted function
 #   evidence <case> <tool> <rep> <messages> <post_send calls> <post_recv calls> <poll_cq calls> <spins>
-#       inside the counted function (bench/cost refuses a case without posts or polls)
+#            <wr_complete calls> <start_poll calls>
+#       inside the counted function (bench/cost refuses a case without posts or polls;
+#       a post is a post_send or a wr_complete, a poll a poll_cq or a start_poll)
 #   fn <case> <tool> <class> <calls_per_msg> <self_ir_per_msg> <function>   (rep 1, N2 - N1)
 #   call <case> <tool> <caller_class> <calls_per_msg> <callee>   (rep 1, N2 - N1; allocation, locks)
 #   sys <case> <tool> <calls_per_msg> <syscall>   (strace -f -c, N2 - N1)
 #   noreport <case> <tool> <rep> <messages>   (perftest could not print its report; the count stands)
 #   fail <case> <tool> <rep> <messages> <what>
-# <spins> is the busy-wait count: calls into the provider's poll_cq (CQ
-# waits), or, for write ping-pong (which polls memory), the executions of
-# the client binary's hottest instruction (its wait loop).
+# <spins> is the busy-wait count: calls into the provider's poll_cq or
+# start_poll (CQ waits), or, for write ping-pong (which polls memory), the
+# executions of the client binary's hottest instruction (its wait loop).
+# The extended entry points are found by bench/verbs-cost.c (its sym
+# lines, from a live ibv_qp_ex and ibv_cq_ex) when QPSCOPE's directory has
+# it as verbs-cost (bench/cost builds it there); without it only the
+# legacy ones are known.
 # Usage: cost-guest.sh QPSCOPE N1 N2 REPS [CASE_REGEX]
 set -euo pipefail
 q=$(realpath "$1") n1=$2 n2=$3 reps=$4 only=${5:-.}
@@ -95,7 +103,19 @@ PY
 echo "$poll"
 COST_POLL=$(sed -n 's/^poll //p' <<<"$poll") COST_POST=$(sed -n 's/^post //p' <<<"$poll")
 COST_RECV=$(sed -n 's/^recv //p' <<<"$poll")
-export COST_POLL COST_POST COST_RECV
+# The extended verbs' entry points (qpscope's ping-pong posts with
+# ibv_wr_* and polls with ibv_start_poll where the device has them): the
+# same offsets bench/verbs-cost prints, read from its extended variant B
+# (a few messages) by dladdr.
+COST_COMPLETE="" COST_START=""
+if [[ -x $(dirname "$q")/verbs-cost ]]; then
+  syms=$(timeout 120 "$(dirname "$q")/verbs-cost" rxe0 B 1 2>/dev/null | grep '^sym ' || true)
+  COST_COMPLETE=$(awk '$3 == "wr_complete" { print $4, $2; exit }' <<<"$syms")
+  COST_START=$(awk '$3 == "start_poll" { print $4, $2; exit }' <<<"$syms")
+  if [[ -n $COST_COMPLETE ]]; then echo "complete $COST_COMPLETE"; fi
+  if [[ -n $COST_START ]]; then echo "start $COST_START"; fi
+fi
+export COST_POLL COST_POST COST_RECV COST_COMPLETE COST_START
 
 waitport() {
   for _ in $(seq 300); do ss -ltn | grep -q ":$1 " && return 0; sleep 0.1; done
@@ -198,7 +218,7 @@ syscalls() {
 
 # The measured loop of each tool and case: one short run collecting
 # everything, then the function of the tool's binary that calls the
-# provider's post_send most (cost_reduce.py loop). The measured runs collect only
+# provider's post_send (or wr_complete) most (cost_reduce.py loop). The measured runs collect only
 # inside it, so set-up and the report after the loop (perftest's bw report
 # is O(N^2): 105,000 Ir a message at N = 20,000) stay out of the figure.
 declare -A loop=()

@@ -4,8 +4,9 @@
   cost_reduce.py loop FILE TOOL QPSCOPE
       prints the callgrind --toggle-collect pattern of the tool's measured
       loop in FILE (a run without it): the function of the tool's own
-      binary that calls the provider's post_send most (its address in
-      $COST_POST, as the guest script found it). Collecting only inside it leaves out set-up and the
+      binary that calls the provider's post_send, or its extended post
+      (wr_complete), most (their addresses in $COST_POST and
+      $COST_COMPLETE, as the guest script found them). Collecting only inside it leaves out set-up and the
       report after the loop (perftest's bw report alone is O(N^2)).
   cost_reduce.py reduce OUT QPSCOPE N1 N2
       reads OUT/*.cg and OUT/*.strace and prints bench/cost-guest.sh's
@@ -88,12 +89,19 @@ def klass(obj, tool):
 
 
 
+def entry(var):
+    """(object's real path, function) of a provider entry point the guest
+    script exported in `var` ("OBJECT FUNCTION"), or None."""
+    v = os.environ.get(var, "").split()
+    return (os.path.realpath(v[0]), v[1]) if len(v) == 2 else None
+
+
 def loop_pattern(path, tool):
     from_fn = parse(path)[5]
-    post_obj, post_fn = os.environ["COST_POST"].split()
+    posts = [e for e in (entry("COST_POST"), entry("COST_COMPLETE")) if e]
     best = collections.Counter()
     for (ob, fn, cob, cfn), n in from_fn.items():
-        if klass(ob, tool) == "ours" and cfn == post_fn and os.path.realpath(cob or "") == os.path.realpath(post_obj):
+        if klass(ob, tool) == "ours" and any(cfn == pf and os.path.realpath(cob or "") == po for po, pf in posts):
             best[fn] += n
     if not best:
         return ""
@@ -184,34 +192,28 @@ def clock_cost(selfc, from_fn, incl, roots, tool):
 
 def evidence(case, tool, fn, n, posts, polls, spins, memory_wait):
     """None when the counted function both posts and polls, else the one
-    line that refuses the case. posts: calls into the provider's post_send
-    and post_recv; polls: calls into its poll_cq, all inside the counted
+    line that refuses the case. posts: calls into the provider's post_send,
+    wr_complete (the extended post) and post_recv; polls: calls into its
+    poll_cq or start_poll (the extended poll), all inside the counted
     function (collection is on only there). Write ping-pong waits by
     reading memory: there the poll evidence is poll_cq calls or the spin
     count (the client's hottest instruction, its wait loop) reaching one a
     message."""
     if posts <= 0:
-        what = "no call into the provider's post_send or post_recv"
+        what = "no call into the provider's post_send, wr_complete or post_recv"
     elif memory_wait and polls <= 0 and spins < n:
         what = f"no poll_cq call and a memory wait of {spins} passes for {n} messages"
     elif not memory_wait and polls <= 0:
-        what = "no call into the provider's poll_cq"
+        what = "no call into the provider's poll_cq or start_poll"
     else:
         return None
     return f"bench/cost: {tool} {case}: the counted function {fn or '(none found)'} has {what} (N = {n}): not a measured loop, case refused"
 
 
 def reduce(out, n1, n2):
-    poll_obj = poll_fn = None
-    maps = os.environ.get("COST_POLL", "")
-    if maps:
-        poll_obj, poll_fn = maps.split()
-
-    def addr(var):
-        v = os.environ.get(var, "").split()
-        return (os.path.realpath(v[0]), v[1]) if len(v) == 2 else None
-    post, recv = addr("COST_POST"), addr("COST_RECV")
-    provider_fns = {x[1] for x in (post, recv, addr("COST_POLL")) if x}
+    post, recv, poll = entry("COST_POST"), entry("COST_RECV"), entry("COST_POLL")
+    complete, start = entry("COST_COMPLETE"), entry("COST_START")
+    provider_fns = {x[1] for x in (post, recv, poll, complete, start) if x}
 
     def calls_into(calls, target):
         return sum(v for (obj, fn), v in calls.items()
@@ -245,12 +247,13 @@ def reduce(out, n1, n2):
             spins = max((ir for (obj, fn, _), ir in instr.items()
                          if klass(obj, tool) == "ours" and (obj, fn) not in inclock), default=0)
         else:
-            spins = sum(v for (obj, fn), v in calls.items() if fn == poll_fn and os.path.realpath(obj or "") == os.path.realpath(poll_obj))
+            # A wait's polls: poll_cq, or start_poll (the extended CQ's).
+            spins = calls_into(calls, poll) + calls_into(calls, start)
         print("run", name, tool, rep, n, total, spins, by.get("ours", 0), by.get("provider", 0), by.get("libc", 0), by.get("other", 0))
         print("clock", name, tool, rep, n, ccalls, cir, *(round(cby[k]) for k in ("ours", "provider", "libc", "other")),
               round(cleft), ",".join(f for _, f in sorted(roots)) or "-")
-        polls = sum(v for (obj, fn), v in calls.items() if poll_fn and fn == poll_fn and os.path.realpath(obj or "") == os.path.realpath(poll_obj))
-        print("evidence", name, tool, rep, n, calls_into(calls, post), calls_into(calls, recv), polls, spins)
+        print("evidence", name, tool, rep, n, calls_into(calls, post), calls_into(calls, recv), calls_into(calls, poll),
+              spins, calls_into(calls, complete), calls_into(calls, start))
         if rep == "1":
             parsed[(name, tool, int(n))] = (selfc, calls, callers)
 

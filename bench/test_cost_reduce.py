@@ -112,5 +112,70 @@ check("write ping-pong: no wait, no poll: refused",
       cr.evidence("lat-write-2", "qpscope", "f", 1000, 1000, 0, 10, True) is not None, True)
 check("no function found: refused", "(none found)" in cr.evidence("lat-read-2", "perftest", "", 1000, 0, 0, 0, False), True)
 
+# qpscope's extended path: its loop posts through the provider's
+# wr_complete and polls through start_poll (no post_send, no poll_cq):
+# the loop is found by wr_complete, spins are start_poll calls, and the
+# evidence line counts both beside the legacy entry points.
+QP = "/opt/qpscope"
+COMPLETE, START = "0x0000000000000700", "0x0000000000000800"
+CGX = f"""# callgrind format
+version: 1
+creator: test
+positions: line
+events: Ir
+summary: 600
+
+ob=(1) {QP}
+fl=(1) ???
+fn=(1) qps::perf::hot::client_loop(qps::perf::(anonymous namespace)::Loop&)
+0 100
+cob=(2) {RXE}
+cfn=(2) {COMPLETE}
+calls=10 0
+0 300
+cob=(2)
+cfn=(3) {START}
+calls=25 0
+0 200
+fn=(4) setup()
+0 0
+
+ob=(2)
+fn=(2)
+0 300
+fn=(3)
+0 200
+"""
+import contextlib, io
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "lat-send-2.qpscope.1.1000.cg")
+    with open(path, "w") as f:
+        f.write(CGX)
+    env = {"COST_POST": f"{RXE} {POST}", "COST_POLL": f"{RXE} {POLL}", "COST_RECV": f"{RXE} 0x0000000000000900",
+           "COST_COMPLETE": f"{RXE} {COMPLETE}", "COST_START": f"{RXE} {START}"}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        cr.qpscope = QP
+        check("the extended loop is found by its wr_complete calls", cr.loop_pattern(path, "qpscope"),
+              "qps::perf::hot::client_loop*")
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            cr.reduce(d, 1000, 2000)
+        lines = {l.split()[0]: l.split() for l in buf.getvalue().splitlines()}
+        check("extended: spins are start_poll calls", lines["run"][6], "25")
+        check("extended: evidence post_send, post_recv, poll_cq, spins, wr_complete, start_poll",
+              lines["evidence"][5:], ["0", "0", "0", "25", "10", "25"])
+        del os.environ["COST_COMPLETE"], os.environ["COST_START"]
+        check("without the extended entry points, no loop is found", cr.loop_pattern(path, "qpscope"), "")
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+check("extended: a wr_complete and start_poll loop is accepted",
+      cr.evidence("lat-send-2", "qpscope", "f", 1000, 10, 25, 25, False), None)
+
 print("cost_reduce: " + ("all passed" if not failures else f"{failures} failed"))
 sys.exit(1 if failures else 0)

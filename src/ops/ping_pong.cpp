@@ -91,6 +91,9 @@ std::vector<std::unique_ptr<verbs::LinkResources>> connect_pairs(const PingPongO
                                                                  perf::CmStart& cm)
 {
     verbs::LinkSetup setup = perf::link_setup(o, side, largest);
+    // RC: the extended verbs for the run's op, where the device has them
+    // (the loops post with ibv_wr_* and poll with ibv_start_poll then).
+    setup.send_ops = perf::send_ops_flags(o.op);
     if (o.srq) {  // one SRQ for every pair's QP: 64 receives posted for each
         setup.shared_receive = std::make_shared<verbs::SharedReceive>();
         setup.recv_depth = std::max(setup.recv_depth, 64 * o.threads);

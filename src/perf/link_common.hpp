@@ -32,6 +32,19 @@ constexpr bool is_atomic(Op op) { return op == Op::fadd || op == Op::cas; }
 // One-sided: the peer's CPU takes no part (read and the atomics); the
 // requester waits for its own completion.
 constexpr bool one_sided(Op op) { return op == Op::read || is_atomic(op); }
+// The extended send op (IBV_QP_EX_WITH_*) a QP needs to post `op` with
+// ibv_wr_* (LinkSetup::send_ops): the only one a ping-pong run posts.
+constexpr std::uint64_t send_ops_flags(Op op)
+{
+    switch (op) {
+    case Op::send: return IBV_QP_EX_WITH_SEND;
+    case Op::write: return IBV_QP_EX_WITH_RDMA_WRITE;
+    case Op::read: return IBV_QP_EX_WITH_RDMA_READ;
+    case Op::fadd: return IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+    case Op::cas: return IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP;
+    }
+    return 0;
+}
 // The operand size of the atomics.
 inline constexpr std::uint32_t atomic_bytes = qp::atomic_operand_bytes;
 enum class Role { client, server };

@@ -90,8 +90,17 @@ void LinkResources::create(ibv_context* const ctx)
         join_shared_receive(ctx);
     else
         pd_ = alloc_pd(ctx, device_name_);
-    send_cq_ = create_cq(ctx, setup.send_depth, device_name_);
-    recv_cq_ = create_cq(ctx, setup.recv_depth, device_name_);
+    // Extended CQs when asked (RC), else or when the device refuses them legacy ones.
+    const bool extended = setup.send_ops && setup.type == IBV_QPT_RC;
+    if (extended) {
+        send_cq_ = create_cq_ex(ctx, setup.send_depth, device_name_, send_cq_ex_);
+        if (send_cq_)
+            recv_cq_ = create_cq_ex(ctx, setup.recv_depth, device_name_, recv_cq_ex_);
+    }
+    if (!send_cq_)
+        send_cq_ = create_cq(ctx, setup.send_depth, device_name_);
+    if (!recv_cq_)
+        recv_cq_ = create_cq(ctx, setup.recv_depth, device_name_);
 
     // One buffer: the send half, then the receive half the peer may reach.
     half_ = half_bytes(setup);
@@ -126,15 +135,29 @@ void LinkResources::create(ibv_context* const ctx)
         else
             qp_.reset(create_cm_qp(cm_.get(), pd(), spec, &granted));
     };
-    make();
+    // The extended send ops when asked and both CQs are extended (else the
+    // loops run legacy: the QP is made as before); a device that refuses
+    // them gets the legacy QP (the same caps).
+    const bool extended_qp = extended && send_cq_ex_ && recv_cq_ex_;
+    const auto make_any = [&] {
+        spec.send_ops = extended_qp ? setup.send_ops : 0;
+        make();
+        if (!qp_ && spec.send_ops && extended_refused(errno)) {
+            spec.send_ops = 0;
+            make();
+        }
+    };
+    make_any();
     if (!qp_ && setup.max_inline) {  // inline refused: run without it
         spec.cap.max_inline_data = 0;
-        make();
+        make_any();
     }
     if (!qp_)
         throw SystemError(fmt::format("{}({})", cm_ ? "rdma_create_qp_ex" : "ibv_create_qp_ex", device_name_), errno,
                           "'qpscope qp create' with the same depths names the cap the device refuses");
     granted_inline_ = granted.max_inline_data;
+    if (spec.send_ops)
+        qp_ex_ = ibv_qp_to_qp_ex(qp_.get());  // null if the provider did not make it extended
     if (shared_)
         ++shared_->qps;
 

@@ -64,6 +64,11 @@ struct LinkSetup : QpKnobs {
     // bw --srq on a receiving side: the SRQ (and PD) its QPs share; null:
     // each QP has a receive queue (and PD) of its own.
     std::shared_ptr<SharedReceive> shared_receive;
+    // RC only (ping-pong asks): the extended verbs for these send ops
+    // (IBV_QP_EX_WITH_*): the QP made with them (ibv_wr_*), both CQs with
+    // ibv_create_cq_ex (ibv_start_poll). A device that refuses either gets
+    // the legacy object instead (extended() is false then). 0: legacy.
+    std::uint64_t send_ops = 0;
 };
 
 // The bytes one LinkResources pins against RLIMIT_MEMLOCK for `setup`: the
@@ -111,6 +116,13 @@ public:
     ibv_qp* qp() const { return qp_.get(); }
     ibv_cq* send_cq() const { return send_cq_.get(); }
     ibv_cq* recv_cq() const { return recv_cq_.get(); }
+    // LinkSetup::send_ops: the extended QP and CQs, when the device made
+    // all three (null each otherwise). send_cq()/recv_cq() are the same
+    // CQs, for the legacy verbs.
+    bool extended() const { return qp_ex_ && send_cq_ex_ && recv_cq_ex_; }
+    ibv_qp_ex* qp_ex() const { return qp_ex_; }
+    ibv_cq_ex* send_cq_ex() const { return send_cq_ex_; }
+    ibv_cq_ex* recv_cq_ex() const { return recv_cq_ex_; }
     // bw --srq: the SRQ this QP takes its receives from (null: its own queue).
     const SharedReceive* shared_receive() const { return shared_.get(); }
     // Where receives are posted: the shared SRQ (--srq), this side's XRC SRQ
@@ -159,6 +171,9 @@ private:
     // Each QP's steps to its state towards `peer`, and their failure's text.
     void modify_through(ibv_qp* target, const std::vector<qp::Step>& steps, const net::Endpoint& peer, bool global);
     CompletionQueue send_cq_, recv_cq_;
+    ibv_cq_ex* send_cq_ex_ = nullptr;  // LinkSetup::send_ops: send_cq_ made with ibv_create_cq_ex
+    ibv_cq_ex* recv_cq_ex_ = nullptr;
+    ibv_qp_ex* qp_ex_ = nullptr;  // LinkSetup::send_ops: qp_ made with them
     PageBuffer buffer_;  // page-aligned, zeroed
     std::size_t half_ = 0;
     MemoryRegion mr_;

@@ -37,6 +37,10 @@ ibv_qp_init_attr_ex qp_init_attr_ex(ibv_pd* pd, const QpSpec& spec)
     }
     a.comp_mask = IBV_QP_INIT_ATTR_PD;
     a.pd = pd;
+    if (spec.send_ops) {
+        a.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+        a.send_ops_flags = spec.send_ops;
+    }
     return a;
 }
 
@@ -149,6 +153,25 @@ CompletionQueue create_cq(ibv_context* ctx, std::uint32_t depth, const std::stri
     if (!cq)
         throw SystemError(fmt::format("ibv_create_cq({}, {} entries)", device, depth), errno, hint);
     return cq;
+}
+
+bool extended_refused(int err) { return err == EOPNOTSUPP || err == ENOSYS || err == EINVAL; }
+
+CompletionQueue create_cq_ex(ibv_context* ctx, std::uint32_t depth, const std::string& device, ibv_cq_ex*& ex,
+                             const std::string& hint)
+{
+    ibv_cq_init_attr_ex a{};
+    a.cqe = depth;
+    ex = ibv_create_cq_ex(ctx, &a);
+    if (!ex) {
+        const int err = errno;
+        if (extended_refused(err)) {
+            errno = err;
+            return CompletionQueue();
+        }
+        throw SystemError(fmt::format("ibv_create_cq_ex({}, {} entries)", device, depth), err, hint);
+    }
+    return CompletionQueue(ibv_cq_ex_to_cq(ex));
 }
 
 MemoryRegion reg_mr(ibv_pd* pd, void* addr, std::size_t bytes, int access)

@@ -31,11 +31,17 @@ struct QpSpec {
     // XRC_RECV: the XRC domain it lives in (it has no PD, no CQs, no send
     // queue: its receives land in the XRC SRQ a sender names).
     ibv_xrcd* xrcd = nullptr;
+    // The extended send verbs (ibv_wr_start .. ibv_wr_complete) for these
+    // operations (IBV_QP_EX_WITH_*): asked with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+    // ibv_qp_to_qp_ex then gives the ibv_qp_ex. 0: the legacy QP only.
+    std::uint64_t send_ops = 0;
 };
 
 // ibv_qp_init_attr_ex for `spec` on `pd`: comp_mask IBV_QP_INIT_ATTR_PD
 // (libibverbs then takes the plain ibv_create_qp path of every provider),
-// or for XRC_RECV IBV_QP_INIT_ATTR_XRCD with the domain and no PD.
+// plus IBV_QP_INIT_ATTR_SEND_OPS_FLAGS when spec.send_ops asks for the
+// extended send verbs (the provider's create_qp_ex then), or for XRC_RECV
+// IBV_QP_INIT_ATTR_XRCD with the domain and no PD.
 ibv_qp_init_attr_ex qp_init_attr_ex(ibv_pd* pd, const QpSpec& spec);
 
 // The QP, or null with errno set; `granted` (when given) receives the caps
@@ -80,6 +86,18 @@ ProtectionDomain alloc_pd(ibv_context* ctx, const std::string& device);
 // `hint`: what to try when the device refuses the depth.
 CompletionQueue create_cq(ibv_context* ctx, std::uint32_t depth, const std::string& device,
                           const std::string& hint = "");
+// An extended CQ (ibv_create_cq_ex: polled with ibv_start_poll /
+// ibv_end_poll), held as the ibv_cq that ibv_cq_ex_to_cq gives (everything
+// legacy, ibv_poll_cq and the QP's attributes among them, takes that);
+// `ex` receives the ibv_cq_ex. Null, errno set and `ex` null, when the
+// device refuses an extended CQ (extended_refused): the caller makes a
+// legacy one. Throws like create_cq for any other failure.
+CompletionQueue create_cq_ex(ibv_context* ctx, std::uint32_t depth, const std::string& device, ibv_cq_ex*& ex,
+                             const std::string& hint = "");
+// The errors with which a device says it has no extended verbs (no
+// create_cq_ex / create_qp_ex, or not these send ops): EOPNOTSUPP, ENOSYS,
+// EINVAL. The caller falls back to the legacy object.
+bool extended_refused(int err);
 // Registers [addr, addr + bytes) with `access` (IBV_ACCESS_*); a refusal
 // names the locked-memory limit.
 MemoryRegion reg_mr(ibv_pd* pd, void* addr, std::size_t bytes, int access);

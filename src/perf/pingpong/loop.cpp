@@ -98,6 +98,78 @@ void reap_sends(ibv_cq* cq)
         throw SystemError("ibv_poll_cq", EIO);
 }
 
+// The extended verbs (LinkResources::extended(): the QP's ibv_qp_ex, the
+// CQs' ibv_cq_ex), used for the whole run when the device made them.
+//
+// A failed completion, read between ibv_start_poll and ibv_end_poll: the
+// same text as wc_failed's (status, wr_id, vendor error; the opcode is not
+// valid in an error completion). The poll is ended first: rxe holds the
+// CQ's lock until ibv_end_poll.
+[[gnu::cold, noreturn]] void wc_failed_ex(ibv_cq_ex* cq, const char* what)
+{
+    ibv_wc wc{};
+    wc.status = cq->status;
+    wc.wr_id = cq->wr_id;
+    wc.vendor_err = ibv_wc_read_vendor_err(cq);
+    ibv_end_poll(cq);
+    wc_failed(wc, what);
+}
+
+// Exactly one ibv_start_poll / ibv_end_poll pair a completion, never
+// ibv_next_poll: before rdma-core v59 rxe's next_poll returning ENOENT,
+// then end_poll, unlocks the CQ twice. start_poll returning ENOENT (empty)
+// or an error has taken no lock: end_poll must not be called then.
+[[gnu::always_inline]] inline int take_one(ibv_cq_ex* cq, const char* what)
+{
+    ibv_poll_cq_attr attr{};
+    const int rc = ibv_start_poll(cq, &attr);
+    if (rc != 0)
+        return rc;
+    if (cq->status != IBV_WC_SUCCESS) [[unlikely]]
+        wc_failed_ex(cq, what);
+    ibv_end_poll(cq);
+    return 0;
+}
+
+void reap_sends(ibv_cq_ex* cq)
+{
+    int rc;
+    while ((rc = take_one(cq, "a send")) == 0) {
+    }
+    if (rc != ENOENT) [[unlikely]]
+        throw SystemError("ibv_start_poll", rc);
+}
+
+// Posts the run's prepared WR `wr` (its flags, remote address and data)
+// with the extended verbs: the op is the loop's, known at compile time.
+// rxe reads inline data only when wr_flags has IBV_SEND_INLINE
+// (ibv_wr_set_inline_data alone stalls the QP), so the flags are the WR's.
+template <Op op>
+[[gnu::always_inline]] inline void post_ex(ibv_qp_ex* qpx, const ibv_send_wr& wr)
+{
+    ibv_wr_start(qpx);
+    qpx->wr_id = wr.wr_id;
+    qpx->wr_flags = wr.send_flags;
+    if constexpr (op == Op::send)
+        ibv_wr_send(qpx);
+    else if constexpr (op == Op::write)
+        ibv_wr_rdma_write(qpx, wr.wr.rdma.rkey, wr.wr.rdma.remote_addr);
+    else if constexpr (op == Op::read)
+        ibv_wr_rdma_read(qpx, wr.wr.rdma.rkey, wr.wr.rdma.remote_addr);
+    else if constexpr (op == Op::fadd)
+        ibv_wr_atomic_fetch_add(qpx, wr.wr.atomic.rkey, wr.wr.atomic.remote_addr, wr.wr.atomic.compare_add);
+    else
+        ibv_wr_atomic_cmp_swp(qpx, wr.wr.atomic.rkey, wr.wr.atomic.remote_addr, wr.wr.atomic.compare_add,
+                              wr.wr.atomic.swap);
+    const ibv_sge& sge = *wr.sg_list;
+    if (!one_sided(op) && (wr.send_flags & IBV_SEND_INLINE))
+        ibv_wr_set_inline_data(qpx, reinterpret_cast<void*>(sge.addr), sge.length);
+    else
+        ibv_wr_set_sge(qpx, sge.lkey, sge.addr, sge.length);
+    if (int rc = ibv_wr_complete(qpx); rc != 0) [[unlikely]]
+        throw SystemError("ibv_wr_complete", rc);
+}
+
 // The work requests of one run, built once: the signalled one and the
 // silent one differ only in their flags; every signal_every-th post is
 // signalled so the send queue is reclaimed (a read always is: we wait for
@@ -170,6 +242,9 @@ struct Hot {
     ibv_srq* srq;  // --srq: receives go here
     ibv_cq* send_cq;
     ibv_cq* recv_cq;
+    ibv_qp_ex* qpx;  // the extended verbs' view of the same (null: legacy only)
+    ibv_cq_ex* send_cqx;
+    ibv_cq_ex* recv_cqx;
     volatile std::uint8_t* mark_out;       // write: the last byte of our message
     volatile const std::uint8_t* mark_in;  // write: where the peer's marker lands
     ibv_send_wr* signalled;
@@ -181,6 +256,7 @@ struct Hot {
 
     Hot(Loop& l, std::uint64_t* log_end)
         : qp(l.res.qp()), srq(l.res.srq()), send_cq(l.res.send_cq()), recv_cq(l.res.recv_cq()),
+          qpx(l.res.qp_ex()), send_cqx(l.res.send_cq_ex()), recv_cqx(l.res.recv_cq_ex()),
           mark_out(l.res.send_buf() + last_byte(l.run)), mark_in(l.res.recv_buf() + last_byte(l.run)),
           signalled(&l.wrs.signalled), silent(&l.wrs.silent), recv(l.wrs.recv), tsc(l.tsc), total(l.total),
           warmup(l.run.warmup), end(log_end)
@@ -231,6 +307,23 @@ struct ReceivesOwed {
 };
 
 // Busy-polls `cq` for one completion; false when the watchdog says stop.
+[[gnu::always_inline]] inline bool wait_cq(ibv_cq_ex* cq, const char* what, Loop& l, std::uint64_t progress)
+{
+    std::uint32_t empty = 0;
+    for (;;) {
+        const int rc = take_one(cq, what);
+        if (rc == 0)
+            return true;
+        if (rc != ENOENT) [[unlikely]]
+            throw SystemError("ibv_start_poll", rc);
+        if (++empty == polls_per_check) [[unlikely]] {
+            empty = 0;
+            if ((l.reason = l.dog.check(progress)))
+                return false;
+        }
+    }
+}
+
 [[gnu::always_inline]] inline bool wait_cq(ibv_cq* cq, const char* what, Loop& l, std::uint64_t progress)
 {
     ibv_wc wc;
@@ -272,7 +365,10 @@ struct ReceivesOwed {
 // this loop's. The post tick t0 is stored beside it: the loop period (post
 // to next post, everything included: perftest's sample) is derived from
 // consecutive t0s after the loop.
-template <Op op, bool srq = false>
+//
+// `ex`: post with ibv_wr_* and poll with ibv_start_poll (the resources are
+// extended(): chosen once a run, in client_loop); else the legacy verbs.
+template <Op op, bool srq = false, bool ex = false>
 [[gnu::always_inline]] inline void client_iterations(Loop& l)
 {
     const Hot h(l, l.posted.end());
@@ -297,12 +393,19 @@ template <Op op, bool srq = false>
             h.signalled->wr.atomic.swap = i + 1;
         }
         const std::uint64_t t0 = Clock::read(h.tsc);
-        post_send(h.qp, one_sided(op) || i % signal_every == 0 ? h.signalled : h.silent);
+        if constexpr (ex)
+            post_ex<op>(h.qpx, one_sided(op) || i % signal_every == 0 ? *h.signalled : *h.silent);
+        else
+            post_send(h.qp, one_sided(op) || i % signal_every == 0 ? h.signalled : h.silent);
         bool ok;
         if constexpr (op == Op::write)
             ok = wait_marker(h.mark_in, marker, l, i);
+        else if constexpr (one_sided(op) && ex)
+            ok = wait_cq(h.send_cqx, op == Op::read ? "an RDMA read" : "an atomic", l, i);
         else if constexpr (one_sided(op))
             ok = wait_cq(h.send_cq, op == Op::read ? "an RDMA read" : "an atomic", l, i);
+        else if constexpr (ex)
+            ok = wait_cq(h.recv_cqx, "a receive", l, i);
         else
             ok = wait_cq(h.recv_cq, "a receive", l, i);
         const std::uint64_t t_reply = Clock::read(h.tsc);
@@ -317,8 +420,12 @@ template <Op op, bool srq = false>
         if constexpr (op == Op::send)
             receives.took_one<srq>(h);
         if constexpr (!one_sided(op))
-            if (i % signal_every == 0)
-                reap_sends(h.send_cq);
+            if (i % signal_every == 0) {
+                if constexpr (ex)
+                    reap_sends(h.send_cqx);
+                else
+                    reap_sends(h.send_cq);
+            }
         if (i == h.warmup) [[unlikely]] {
             l.start = t0;
             if (l.duration_ticks)
@@ -340,7 +447,7 @@ template <Op op, bool srq = false>
 // else comes after the answer is on its way. It measures too: the time
 // between two answers is also one round trip (its first sample, from
 // nothing, is dropped with the warm-up).
-template <Op op, bool srq = false>
+template <Op op, bool srq = false, bool ex = false>
 [[gnu::always_inline]] inline void server_iterations(Loop& l)
 {
     const Hot h(l, l.log.end());
@@ -359,6 +466,8 @@ template <Op op, bool srq = false>
         if constexpr (op == Op::write) {
             marker = next_marker(marker);
             ok = wait_marker(h.mark_in, marker, l, i);
+        } else if constexpr (ex) {
+            ok = wait_cq(h.recv_cqx, "a receive", l, i);
         } else {
             ok = wait_cq(h.recv_cq, "a receive", l, i);
         }
@@ -366,15 +475,22 @@ template <Op op, bool srq = false>
             break;
         if constexpr (op == Op::write)
             *h.mark_out = marker;
-        post_send(h.qp, i % signal_every == 0 ? h.signalled : h.silent);
+        if constexpr (ex)
+            post_ex<op>(h.qpx, i % signal_every == 0 ? *h.signalled : *h.silent);
+        else
+            post_send(h.qp, i % signal_every == 0 ? h.signalled : h.silent);
         const std::uint64_t t = Clock::read(h.tsc);
         if constexpr (op == Op::send)
             receives.took_one<srq>(h);
         if (cur == h.end) [[unlikely]]
             cur = l.log.drain(cur, l.histogram);
         *cur++ = t - last;
-        if (i % signal_every == 0)
-            reap_sends(h.send_cq);
+        if (i % signal_every == 0) {
+            if constexpr (ex)
+                reap_sends(h.send_cqx);
+            else
+                reap_sends(h.send_cq);
+        }
         if (i == h.warmup) [[unlikely]]
             l.start = t;
         last = t;
@@ -432,26 +548,42 @@ LatencyResult serve_read(const LatencyRun& run)
 // the function that calls the provider's post_send most).
 namespace hot {
 
-[[gnu::noinline]] void client_loop(Loop& l)
+// The verbs are chosen here, once a run: the extended ones when the
+// resources have them (LinkResources::extended()), else the legacy ones.
+template <bool ex>
+[[gnu::always_inline]] inline void client_loop_of(Loop& l)
 {
     switch (l.run.op) {
-    case Op::send: return l.res.srq() ? client_iterations<Op::send, true>(l) : client_iterations<Op::send>(l);
-    case Op::write: return client_iterations<Op::write>(l);
-    case Op::read: return client_iterations<Op::read>(l);
-    case Op::fadd: return client_iterations<Op::fadd>(l);
-    case Op::cas: return client_iterations<Op::cas>(l);
+    case Op::send:
+        return l.res.srq() ? client_iterations<Op::send, true, ex>(l) : client_iterations<Op::send, false, ex>(l);
+    case Op::write: return client_iterations<Op::write, false, ex>(l);
+    case Op::read: return client_iterations<Op::read, false, ex>(l);
+    case Op::fadd: return client_iterations<Op::fadd, false, ex>(l);
+    case Op::cas: return client_iterations<Op::cas, false, ex>(l);
     }
 }
 
-[[gnu::noinline]] void server_loop(Loop& l)
+template <bool ex>
+[[gnu::always_inline]] inline void server_loop_of(Loop& l)
 {
     switch (l.run.op) {
-    case Op::send: return l.res.srq() ? server_iterations<Op::send, true>(l) : server_iterations<Op::send>(l);
-    case Op::write: return server_iterations<Op::write>(l);
+    case Op::send:
+        return l.res.srq() ? server_iterations<Op::send, true, ex>(l) : server_iterations<Op::send, false, ex>(l);
+    case Op::write: return server_iterations<Op::write, false, ex>(l);
     case Op::read:
     case Op::fadd:
     case Op::cas: return;  // serve_read
     }
+}
+
+[[gnu::noinline]] void client_loop(Loop& l)
+{
+    return l.res.extended() ? client_loop_of<true>(l) : client_loop_of<false>(l);
+}
+
+[[gnu::noinline]] void server_loop(Loop& l)
+{
+    return l.res.extended() ? server_loop_of<true>(l) : server_loop_of<false>(l);
 }
 
 }  // namespace hot

@@ -35,6 +35,16 @@ TEST_CASE("link rules: XRC runs every op RC runs, and its word is perftest's")
     CHECK(transport_from("xrc") == IBV_QPT_XRC_SEND);
 }
 
+TEST_CASE("link rules: each op asks its own extended send op, no other")
+{
+    CHECK(send_ops_flags(Op::send) == IBV_QP_EX_WITH_SEND);
+    CHECK(send_ops_flags(Op::write) == IBV_QP_EX_WITH_RDMA_WRITE);
+    CHECK(send_ops_flags(Op::read) == IBV_QP_EX_WITH_RDMA_READ);
+    CHECK(send_ops_flags(Op::fadd) == IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
+    CHECK(send_ops_flags(Op::cas) == IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP);
+    static_assert(send_ops_flags(Op::send) != 0);
+}
+
 TEST_CASE("link rules: --srq is for send over rc or uc; XRC has its SRQ already")
 {
     CHECK(usage_error([] { check_srq(true, Op::send, IBV_QPT_RC); }) == "none");

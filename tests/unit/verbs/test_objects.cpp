@@ -1,3 +1,4 @@
+#include <cerrno>
 #include <doctest/doctest.h>
 #include <fcntl.h>
 
@@ -45,6 +46,32 @@ TEST_CASE("the one creation path asks ibv_create_qp_ex for exactly the spec, on 
     CHECK(d.cap.max_recv_sge == 1);
     CHECK(d.cap.max_inline_data == 0);
     CHECK(d.sq_sig_all == 0);
+}
+
+TEST_CASE("extended send ops are asked with IBV_QP_INIT_ATTR_SEND_OPS_FLAGS beside the PD; refusals fall back")
+{
+    auto* pd = reinterpret_cast<ibv_pd*>(0x1000);
+    QpSpec s;
+    s.send_ops = IBV_QP_EX_WITH_SEND;
+    const ibv_qp_init_attr_ex a = qp_init_attr_ex(pd, s);
+    CHECK(a.comp_mask == (IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS));
+    CHECK(a.send_ops_flags == IBV_QP_EX_WITH_SEND);
+    CHECK(a.pd == pd);
+    // None asked: the plain path, send_ops_flags untouched.
+    const ibv_qp_init_attr_ex d = qp_init_attr_ex(pd, QpSpec{});
+    CHECK(d.comp_mask == IBV_QP_INIT_ATTR_PD);
+    CHECK(d.send_ops_flags == 0);
+    // An XRC_RECV QP has no send queue: never extended.
+    QpSpec x;
+    x.type = IBV_QPT_XRC_RECV;
+    x.send_ops = IBV_QP_EX_WITH_SEND;
+    CHECK(qp_init_attr_ex(nullptr, x).comp_mask == IBV_QP_INIT_ATTR_XRCD);
+    // What a device without the extended verbs answers: the legacy object then.
+    CHECK(qps::verbs::extended_refused(EOPNOTSUPP));
+    CHECK(qps::verbs::extended_refused(ENOSYS));
+    CHECK(qps::verbs::extended_refused(EINVAL));
+    CHECK_FALSE(qps::verbs::extended_refused(ENOMEM));
+    CHECK_FALSE(qps::verbs::extended_refused(0));
 }
 
 TEST_CASE("a QP on a shared receive queue asks for no receive queue; an XRC receive QP lives in its domain alone")

@@ -2,20 +2,21 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fmt/format.h>
 #include <limits>
 #include <poll.h>
 #include <string_view>
 #include <utility>
 
-#include "src/decode/qp.hpp"
 #include "src/error.hpp"
+#include "src/perf/pingpong/post_poll.hpp"
 #include "src/perf/sample_log.hpp"
 #include "src/perf/watchdog.hpp"
 
 namespace qps::perf {
 
 namespace {
+
+using namespace pingpong;
 
 // One signalled send in this many: the rest complete silently.
 constexpr std::uint64_t signal_every = 32;
@@ -34,141 +35,6 @@ static_assert(preposted % recv_batch == 0 && preposted >= 2 * recv_batch);
 // trip and the post tick), so the client's buffer holds half as many.
 constexpr std::size_t log_limit = std::size_t{1} << 20;
 constexpr std::size_t log_limit_duration = std::size_t{1} << 16;
-
-// "a send completed with RETRY_EXC_ERR: ..." (the status's meaning).
-std::string completion_text(const ibv_wc& wc, const char* what)
-{
-    return fmt::format("{} completed with {}: {}", what, *decode::wc_status(wc.status).name,
-                       decode::wc_status_meaning(wc.status));
-}
-
-[[gnu::cold, noreturn]] void wc_failed(const ibv_wc& wc, const char* what)
-{
-    throw CompletionError(completion_text(wc, what), wc.status == IBV_WC_WR_FLUSH_ERR);
-}
-
-// After a flushed completion: the first completion left in the QP's queues
-// whose error is not a flush is what put the QP in ERR (a send's
-// RETRY_EXC_ERR behind a flushed receive); "" when none is left.
-std::string first_cause(verbs::LinkResources& res)
-{
-    for (auto [cq, what] : {std::pair{res.send_cq(), "a send"}, std::pair{res.recv_cq(), "a receive"}}) {
-        ibv_wc wc[16];
-        for (int round = 0; round < 64; ++round) {
-            const int n = ibv_poll_cq(cq, 16, wc);
-            if (n <= 0)
-                break;
-            for (int i = 0; i < n; ++i)
-                if (wc[i].status != IBV_WC_SUCCESS && wc[i].status != IBV_WC_WR_FLUSH_ERR)
-                    return completion_text(wc[i], what);
-        }
-    }
-    return {};
-}
-
-[[gnu::always_inline]] inline void check_wc(const ibv_wc& wc, const char* what)
-{
-    if (wc.status != IBV_WC_SUCCESS) [[unlikely]]
-        wc_failed(wc, what);
-}
-
-[[gnu::always_inline]] inline void post_send(ibv_qp* qp, ibv_send_wr* wr)
-{
-    ibv_send_wr* bad = nullptr;
-    if (int rc = ibv_post_send(qp, wr, &bad); rc != 0) [[unlikely]]
-        throw SystemError("ibv_post_send", rc);
-}
-
-[[gnu::always_inline]] inline void post_recv(ibv_qp* qp, ibv_recv_wr* wr)
-{
-    ibv_recv_wr* bad = nullptr;
-    if (int rc = ibv_post_recv(qp, wr, &bad); rc != 0) [[unlikely]]
-        throw SystemError("ibv_post_recv", rc);
-}
-
-// Reaps signalled send completions without waiting.
-void reap_sends(ibv_cq* cq)
-{
-    ibv_wc wc[4];
-    int n;
-    while ((n = ibv_poll_cq(cq, 4, wc)) > 0)
-        for (int i = 0; i < n; ++i)
-            check_wc(wc[i], "a send");
-    if (n < 0)
-        throw SystemError("ibv_poll_cq", EIO);
-}
-
-// The extended verbs (LinkResources::extended(): the QP's ibv_qp_ex, the
-// CQs' ibv_cq_ex), used for the whole run when the device made them.
-//
-// A failed completion, read between ibv_start_poll and ibv_end_poll: the
-// same text as wc_failed's (status, wr_id, vendor error; the opcode is not
-// valid in an error completion). The poll is ended first: rxe holds the
-// CQ's lock until ibv_end_poll.
-[[gnu::cold, noreturn]] void wc_failed_ex(ibv_cq_ex* cq, const char* what)
-{
-    ibv_wc wc{};
-    wc.status = cq->status;
-    wc.wr_id = cq->wr_id;
-    wc.vendor_err = ibv_wc_read_vendor_err(cq);
-    ibv_end_poll(cq);
-    wc_failed(wc, what);
-}
-
-// Exactly one ibv_start_poll / ibv_end_poll pair a completion, never
-// ibv_next_poll: before rdma-core v59 rxe's next_poll returning ENOENT,
-// then end_poll, unlocks the CQ twice. start_poll returning ENOENT (empty)
-// or an error has taken no lock: end_poll must not be called then.
-[[gnu::always_inline]] inline int take_one(ibv_cq_ex* cq, const char* what)
-{
-    ibv_poll_cq_attr attr{};
-    const int rc = ibv_start_poll(cq, &attr);
-    if (rc != 0)
-        return rc;
-    if (cq->status != IBV_WC_SUCCESS) [[unlikely]]
-        wc_failed_ex(cq, what);
-    ibv_end_poll(cq);
-    return 0;
-}
-
-void reap_sends(ibv_cq_ex* cq)
-{
-    int rc;
-    while ((rc = take_one(cq, "a send")) == 0) {
-    }
-    if (rc != ENOENT) [[unlikely]]
-        throw SystemError("ibv_start_poll", rc);
-}
-
-// Posts the run's prepared WR `wr` (its flags, remote address and data)
-// with the extended verbs: the op is the loop's, known at compile time.
-// rxe reads inline data only when wr_flags has IBV_SEND_INLINE
-// (ibv_wr_set_inline_data alone stalls the QP), so the flags are the WR's.
-template <Op op>
-[[gnu::always_inline]] inline void post_ex(ibv_qp_ex* qpx, const ibv_send_wr& wr)
-{
-    ibv_wr_start(qpx);
-    qpx->wr_id = wr.wr_id;
-    qpx->wr_flags = wr.send_flags;
-    if constexpr (op == Op::send)
-        ibv_wr_send(qpx);
-    else if constexpr (op == Op::write)
-        ibv_wr_rdma_write(qpx, wr.wr.rdma.rkey, wr.wr.rdma.remote_addr);
-    else if constexpr (op == Op::read)
-        ibv_wr_rdma_read(qpx, wr.wr.rdma.rkey, wr.wr.rdma.remote_addr);
-    else if constexpr (op == Op::fadd)
-        ibv_wr_atomic_fetch_add(qpx, wr.wr.atomic.rkey, wr.wr.atomic.remote_addr, wr.wr.atomic.compare_add);
-    else
-        ibv_wr_atomic_cmp_swp(qpx, wr.wr.atomic.rkey, wr.wr.atomic.remote_addr, wr.wr.atomic.compare_add,
-                              wr.wr.atomic.swap);
-    const ibv_sge& sge = *wr.sg_list;
-    if (!one_sided(op) && (wr.send_flags & IBV_SEND_INLINE))
-        ibv_wr_set_inline_data(qpx, reinterpret_cast<void*>(sge.addr), sge.length);
-    else
-        ibv_wr_set_sge(qpx, sge.lkey, sge.addr, sge.length);
-    if (int rc = ibv_wr_complete(qpx); rc != 0) [[unlikely]]
-        throw SystemError("ibv_wr_complete", rc);
-}
 
 // The work requests of one run, built once: the signalled one and the
 // silent one differ only in their flags; every signal_every-th post is

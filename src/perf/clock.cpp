@@ -93,6 +93,13 @@ std::optional<std::string> tsc_unusable_reason(const TscFacts& f)
 
 Clock::Clock(bool tsc, ClockInfo info) : tsc_(tsc), ns_per_tick_(1.0 / info.ticks_per_ns), info_(std::move(info)) {}
 
+std::uint64_t Clock::read_system() noexcept
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
 Clock Clock::system()
 {
     ClockInfo info;

@@ -129,6 +129,24 @@ struct Hot {
     {
     }
     static std::uint32_t last_byte(const LatencyRun& run) { return run.size ? run.size - 1 : 0; }
+    // The CQs as the loop's verbs take them: ibv_cq_ex when `ex`, else ibv_cq
+    // (wait_cq and reap_sends have both).
+    template <bool ex>
+    auto send_cq_of() const
+    {
+        if constexpr (ex)
+            return send_cqx;
+        else
+            return send_cq;
+    }
+    template <bool ex>
+    auto recv_cq_of() const
+    {
+        if constexpr (ex)
+            return recv_cqx;
+        else
+            return recv_cq;
+    }
 };
 
 // Posts the chain `wr` (the last k of Requests::recv): into the QP's own
@@ -173,6 +191,7 @@ struct ReceivesOwed {
 };
 
 // Busy-polls `cq` for one completion; false when the watchdog says stop.
+// The extended CQ's, then the legacy one's.
 [[gnu::always_inline]] inline bool wait_cq(ibv_cq_ex* cq, const char* what, Loop& l, std::uint64_t progress)
 {
     std::uint32_t empty = 0;
@@ -266,14 +285,10 @@ template <Op op, bool srq = false, bool ex = false>
         bool ok;
         if constexpr (op == Op::write)
             ok = wait_marker(h.mark_in, marker, l, i);
-        else if constexpr (one_sided(op) && ex)
-            ok = wait_cq(h.send_cqx, op == Op::read ? "an RDMA read" : "an atomic", l, i);
         else if constexpr (one_sided(op))
-            ok = wait_cq(h.send_cq, op == Op::read ? "an RDMA read" : "an atomic", l, i);
-        else if constexpr (ex)
-            ok = wait_cq(h.recv_cqx, "a receive", l, i);
+            ok = wait_cq(h.send_cq_of<ex>(), op == Op::read ? "an RDMA read" : "an atomic", l, i);
         else
-            ok = wait_cq(h.recv_cq, "a receive", l, i);
+            ok = wait_cq(h.recv_cq_of<ex>(), "a receive", l, i);
         const std::uint64_t t_reply = Clock::read(h.tsc);
         if (!ok) [[unlikely]]
             break;
@@ -286,12 +301,8 @@ template <Op op, bool srq = false, bool ex = false>
         if constexpr (op == Op::send)
             receives.took_one<srq>(h);
         if constexpr (!one_sided(op))
-            if (i % signal_every == 0) {
-                if constexpr (ex)
-                    reap_sends(h.send_cqx);
-                else
-                    reap_sends(h.send_cq);
-            }
+            if (i % signal_every == 0)
+                reap_sends(h.send_cq_of<ex>());
         if (i == h.warmup) [[unlikely]] {
             l.start = t0;
             if (l.duration_ticks)
@@ -332,10 +343,8 @@ template <Op op, bool srq = false, bool ex = false>
         if constexpr (op == Op::write) {
             marker = next_marker(marker);
             ok = wait_marker(h.mark_in, marker, l, i);
-        } else if constexpr (ex) {
-            ok = wait_cq(h.recv_cqx, "a receive", l, i);
         } else {
-            ok = wait_cq(h.recv_cq, "a receive", l, i);
+            ok = wait_cq(h.recv_cq_of<ex>(), "a receive", l, i);
         }
         if (!ok) [[unlikely]]
             break;
@@ -351,12 +360,8 @@ template <Op op, bool srq = false, bool ex = false>
         if (cur == h.end) [[unlikely]]
             cur = l.log.drain(cur, l.histogram);
         *cur++ = t - last;
-        if (i % signal_every == 0) {
-            if constexpr (ex)
-                reap_sends(h.send_cqx);
-            else
-                reap_sends(h.send_cq);
-        }
+        if (i % signal_every == 0)
+            reap_sends(h.send_cq_of<ex>());
         if (i == h.warmup) [[unlikely]]
             l.start = t;
         last = t;

@@ -116,6 +116,7 @@ struct Hot {
     ibv_send_wr* signalled;
     ibv_send_wr* silent;
     ibv_recv_wr* recv;  // a chain of recv_batch
+    unsigned signalled_flags, silent_flags;  // the extended post's wr_flags (the WRs' send_flags)
     bool tsc;
     std::uint64_t total, warmup;
     std::uint64_t* end;  // of the sample log
@@ -124,8 +125,9 @@ struct Hot {
         : qp(l.res.qp()), srq(l.res.srq()), send_cq(l.res.send_cq()), recv_cq(l.res.recv_cq()),
           qpx(l.res.qp_ex()), send_cqx(l.res.send_cq_ex()), recv_cqx(l.res.recv_cq_ex()),
           mark_out(l.res.send_buf() + last_byte(l.run)), mark_in(l.res.recv_buf() + last_byte(l.run)),
-          signalled(&l.wrs.signalled), silent(&l.wrs.silent), recv(l.wrs.recv), tsc(l.tsc), total(l.total),
-          warmup(l.run.warmup), end(log_end)
+          signalled(&l.wrs.signalled), silent(&l.wrs.silent), recv(l.wrs.recv),
+          signalled_flags(l.wrs.signalled.send_flags), silent_flags(l.wrs.silent.send_flags), tsc(l.tsc),
+          total(l.total), warmup(l.run.warmup), end(log_end)
     {
     }
     static std::uint32_t last_byte(const LatencyRun& run) { return run.size ? run.size - 1 : 0; }
@@ -257,6 +259,8 @@ template <Op op, bool srq = false, bool ex = false>
 [[gnu::always_inline]] inline void client_iterations(Loop& l)
 {
     const Hot h(l, l.posted.end());
+    if constexpr (ex)
+        h.qpx->wr_id = h.signalled->wr_id;  // once a run: post_ex leaves it
     ReceivesOwed receives;
     std::uint64_t* cur = l.posted.begin();
     std::uint64_t deadline = std::numeric_limits<std::uint64_t>::max();
@@ -279,7 +283,8 @@ template <Op op, bool srq = false, bool ex = false>
         }
         const std::uint64_t t0 = Clock::read(h.tsc);
         if constexpr (ex)
-            post_ex<op>(h.qpx, one_sided(op) || i % signal_every == 0 ? *h.signalled : *h.silent);
+            post_ex<op>(h.qpx, *h.signalled,
+                        one_sided(op) || i % signal_every == 0 ? h.signalled_flags : h.silent_flags);
         else
             post_send(h.qp, one_sided(op) || i % signal_every == 0 ? h.signalled : h.silent);
         bool ok;
@@ -328,6 +333,8 @@ template <Op op, bool srq = false, bool ex = false>
 [[gnu::always_inline]] inline void server_iterations(Loop& l)
 {
     const Hot h(l, l.log.end());
+    if constexpr (ex)
+        h.qpx->wr_id = h.signalled->wr_id;  // once a run: post_ex leaves it
     ReceivesOwed receives;
     std::uint64_t* cur = l.log.begin();
     std::uint8_t marker = 0;
@@ -351,7 +358,7 @@ template <Op op, bool srq = false, bool ex = false>
         if constexpr (op == Op::write)
             *h.mark_out = marker;
         if constexpr (ex)
-            post_ex<op>(h.qpx, i % signal_every == 0 ? *h.signalled : *h.silent);
+            post_ex<op>(h.qpx, *h.signalled, i % signal_every == 0 ? h.signalled_flags : h.silent_flags);
         else
             post_send(h.qp, i % signal_every == 0 ? h.signalled : h.silent);
         const std::uint64_t t = Clock::read(h.tsc);

@@ -70,16 +70,18 @@ void reap_sends(ibv_cq_ex* cq);
     return 0;
 }
 
-// Posts the run's prepared WR `wr` (its flags, remote address and data)
-// with the extended verbs: the op is the loop's, known at compile time.
-// rxe reads inline data only when wr_flags has IBV_SEND_INLINE
-// (ibv_wr_set_inline_data alone stalls the QP), so the flags are the WR's.
+// Posts the run's prepared WR `wr` (its remote address and data) with the
+// extended verbs and `flags` (the signalled or the silent WR's send_flags):
+// the op is the loop's, known at compile time. qpx->wr_id is the loop's to
+// set once a run (the provider reads it and wr_flags in the builder and
+// changes neither). rxe reads inline data only when wr_flags has
+// IBV_SEND_INLINE (ibv_wr_set_inline_data alone stalls the QP), so the
+// flags are the WR's.
 template <Op op>
-[[gnu::always_inline]] inline void post_ex(ibv_qp_ex* qpx, const ibv_send_wr& wr)
+[[gnu::always_inline]] inline void post_ex(ibv_qp_ex* qpx, const ibv_send_wr& wr, unsigned flags)
 {
     ibv_wr_start(qpx);
-    qpx->wr_id = wr.wr_id;
-    qpx->wr_flags = wr.send_flags;
+    qpx->wr_flags = flags;
     if constexpr (op == Op::send)
         ibv_wr_send(qpx);
     else if constexpr (op == Op::write)
@@ -92,7 +94,7 @@ template <Op op>
         ibv_wr_atomic_cmp_swp(qpx, wr.wr.atomic.rkey, wr.wr.atomic.remote_addr, wr.wr.atomic.compare_add,
                               wr.wr.atomic.swap);
     const ibv_sge& sge = *wr.sg_list;
-    if (!one_sided(op) && (wr.send_flags & IBV_SEND_INLINE))
+    if (!one_sided(op) && (flags & IBV_SEND_INLINE))
         ibv_wr_set_inline_data(qpx, reinterpret_cast<void*>(sge.addr), sge.length);
     else
         ibv_wr_set_sge(qpx, sge.lkey, sge.addr, sge.length);

@@ -81,7 +81,7 @@ check("inclusive cost of gettimeofday", incl[(PERF, CLOCK, LIBC, "gettimeofday")
 
 roots = cr.clock_roots(from_fn, "perftest", {POST, POLL})
 check("the calibration is found by what it does", roots, {(PERF, CLOCK)})
-check("qpscope has no calibration to leave out", cr.clock_roots(from_fn, "qpscope", {POST, POLL}), set())
+check("qpscope's loop without a watchdog call: nothing to leave out", cr.clock_roots(from_fn, "qpscope", {POST, POLL}), set())
 check("a loop without the calibration", cr.clock_roots(from_fn, "perftest", {POST, POLL, "gettimeofday"}), set())
 
 n, ir, by, left = cr.clock_cost(selfc, from_fn, incl, roots, "perftest")
@@ -123,7 +123,7 @@ version: 1
 creator: test
 positions: line
 events: Ir
-summary: 600
+summary: 650
 
 ob=(1) {QP}
 fl=(1) ???
@@ -137,14 +137,27 @@ cob=(2)
 cfn=(3) {START}
 calls=25 0
 0 200
+cfn=(5) qps::perf::Watchdog::check(unsigned long)
+calls=2 0
+0 50
 fn=(4) setup()
 0 0
+fn=(5)
+0 20
+cob=(3) {LIBC}
+cfn=(6) poll
+calls=2 0
+0 30
 
 ob=(2)
 fn=(2)
 0 300
 fn=(3)
 0 200
+
+ob=(3)
+fn=(6)
+0 30
 """
 import contextlib, io
 with tempfile.TemporaryDirectory() as d:
@@ -164,6 +177,12 @@ with tempfile.TemporaryDirectory() as d:
             cr.reduce(d, 1000, 2000)
         lines = {l.split()[0]: l.split() for l in buf.getvalue().splitlines()}
         check("extended: spins are start_poll calls", lines["run"][6], "25")
+        # The watchdog's checks come by the clock, not by the message: left
+        # out like perftest's calibration (2 calls, 50 Ir: 20 its own, 30 libc).
+        check("the watchdog's checks are left out of the total", lines["run"][5], "600")
+        check("and of the split: ours, provider, libc, other", lines["run"][7:11], ["100", "500", "0", "0"])
+        check("the clock line names them", lines["clock"][5:7] + lines["clock"][12:],
+              ["2", "50", "qps::perf::Watchdog::check(unsigned_long)"])
         check("extended: evidence post_send, post_recv, poll_cq, spins, wr_complete, start_poll",
               lines["evidence"][5:], ["0", "0", "0", "25", "10", "25"])
         del os.environ["COST_COMPLETE"], os.environ["COST_START"]

@@ -156,8 +156,8 @@ def clock_roots(from_fn, tool, provider_fns):
     this): the loop asks it by the clock (every 10 ms of a run without the
     crew's coordinator, the heartbeats) and every few thousand empty polls,
     never by the message, so how many a message pays depends on how long a
-    message takes (under callgrind in the emulated guest, about a thousand
-    times native), as the spins do: left out the same way. The loop's own
+    message takes (callgrind inside the emulated guest makes it many times
+    native), as the spins do: left out the same way. The loop's own
     per-message test of whether a look is due stays counted."""
     fns = {(o, f) for (o, f, co, cf) in from_fn} | {(co, cf) for (o, f, co, cf) in from_fn}
     if tool == "qpscope":

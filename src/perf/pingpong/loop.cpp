@@ -253,71 +253,86 @@ struct ReceivesOwed {
 // to next post, everything included: perftest's sample) is derived from
 // consecutive t0s after the loop.
 //
+// What happens by the clock (a look at the peer, the duration's end) is
+// one test a message, against whichever comes first; the warm-up's end is
+// none: the loop runs in two passes of one body, up to and including
+// message `warmup`, then the rest, and the warm-up is closed between them.
+//
 // `ex`: post with ibv_wr_* and poll with ibv_start_poll (the resources are
 // extended(): chosen once a run, in client_loop); else the legacy verbs.
 template <Op op, bool srq = false, bool ex = false>
 [[gnu::always_inline]] inline void client_iterations(Loop& l)
 {
+    constexpr std::uint64_t never = std::numeric_limits<std::uint64_t>::max();
     const Hot h(l, l.posted.end());
     if constexpr (ex)
         h.qpx->wr_id = h.signalled->wr_id;  // once a run: post_ex leaves it
     ReceivesOwed receives;
     std::uint64_t* cur = l.posted.begin();
-    std::uint64_t deadline = std::numeric_limits<std::uint64_t>::max();
+    std::uint64_t deadline = never;
+    std::uint64_t next_look = l.look_ticks ? 0 : never;
+    std::uint64_t next_event = next_look;  // min(next_look, deadline)
     std::uint8_t marker = 0;
     std::uint64_t i = 0, t1 = 0;
-    std::uint64_t next_look = l.look_ticks ? 0 : std::numeric_limits<std::uint64_t>::max();
-    for (; i < h.total; ++i) {
-        if (t1 >= next_look) [[unlikely]] {
-            next_look = t1 + l.look_ticks;
-            if ((l.reason = l.dog.check(i)))
-                break;
+    std::uint64_t limit = std::min(h.total, h.warmup + 1);
+    for (;;) {
+        for (; i < limit; ++i) {
+            if (t1 >= next_event) [[unlikely]] {
+                if (t1 >= deadline)
+                    goto done;
+                next_look = t1 + l.look_ticks;
+                next_event = std::min(next_look, deadline);
+                if ((l.reason = l.dog.check(i)))
+                    goto done;
+            }
+            if constexpr (op == Op::write) {
+                marker = next_marker(marker);
+                *h.mark_out = marker;
+            }
+            if constexpr (op == Op::cas) {  // the value the previous one left, one more: all N succeed
+                h.signalled->wr.atomic.compare_add = i;
+                h.signalled->wr.atomic.swap = i + 1;
+            }
+            const std::uint64_t t0 = Clock::read(h.tsc);
+            if constexpr (ex)
+                post_ex<op>(h.qpx, *h.signalled,
+                            one_sided(op) || i % signal_every == 0 ? h.signalled_flags : h.silent_flags);
+            else
+                post_send(h.qp, one_sided(op) || i % signal_every == 0 ? h.signalled : h.silent);
+            bool ok;
+            if constexpr (op == Op::write)
+                ok = wait_marker(h.mark_in, marker, l, i);
+            else if constexpr (one_sided(op))
+                ok = wait_cq(h.send_cq_of<ex>(), op == Op::read ? "an RDMA read" : "an atomic", l, i);
+            else
+                ok = wait_cq(h.recv_cq_of<ex>(), "a receive", l, i);
+            const std::uint64_t t_reply = Clock::read(h.tsc);
+            if (!ok) [[unlikely]]
+                goto done;
+            t1 = t_reply;
+            if (cur == h.end) [[unlikely]]  // only when the run is longer than the log
+                cur = l.posted.drain(cur, l.histogram, l.period);
+            cur[0] = t1 - t0;
+            cur[1] = t0;
+            cur += 2;
+            if constexpr (op == Op::send)
+                receives.took_one<srq>(h);
+            if constexpr (!one_sided(op))
+                if (i % signal_every == 0)
+                    reap_sends(h.send_cq_of<ex>());
         }
-        if constexpr (op == Op::write) {
-            marker = next_marker(marker);
-            *h.mark_out = marker;
-        }
-        if constexpr (op == Op::cas) {  // the value the previous one left, one more: all N succeed
-            h.signalled->wr.atomic.compare_add = i;
-            h.signalled->wr.atomic.swap = i + 1;
-        }
-        const std::uint64_t t0 = Clock::read(h.tsc);
-        if constexpr (ex)
-            post_ex<op>(h.qpx, *h.signalled,
-                        one_sided(op) || i % signal_every == 0 ? h.signalled_flags : h.silent_flags);
-        else
-            post_send(h.qp, one_sided(op) || i % signal_every == 0 ? h.signalled : h.silent);
-        bool ok;
-        if constexpr (op == Op::write)
-            ok = wait_marker(h.mark_in, marker, l, i);
-        else if constexpr (one_sided(op))
-            ok = wait_cq(h.send_cq_of<ex>(), op == Op::read ? "an RDMA read" : "an atomic", l, i);
-        else
-            ok = wait_cq(h.recv_cq_of<ex>(), "a receive", l, i);
-        const std::uint64_t t_reply = Clock::read(h.tsc);
-        if (!ok) [[unlikely]]
+        if (limit == h.total)
             break;
-        t1 = t_reply;
-        if (cur == h.end) [[unlikely]]  // only when the run is longer than the log
-            cur = l.posted.drain(cur, l.histogram, l.period);
-        cur[0] = t1 - t0;
-        cur[1] = t0;
-        cur += 2;
-        if constexpr (op == Op::send)
-            receives.took_one<srq>(h);
-        if constexpr (!one_sided(op))
-            if (i % signal_every == 0)
-                reap_sends(h.send_cq_of<ex>());
-        if (i == h.warmup) [[unlikely]] {
-            l.start = t0;
-            if (l.duration_ticks)
-                deadline = t0 + l.duration_ticks;
+        // Message `warmup` is done: the measured span starts at its post
+        // tick (the last word stored), and a duration run's end from it.
+        l.start = cur[-1];
+        if (l.duration_ticks) {
+            deadline = l.start + l.duration_ticks;
+            next_event = std::min(next_look, deadline);
         }
-        if (t1 >= deadline) [[unlikely]] {
-            ++i;
-            break;
-        }
+        limit = h.total;
     }
+done:
     receives.settle(h);
     l.filled = cur;
     l.done = i;

@@ -1,10 +1,11 @@
 #include "formatters/top_screen.hpp"
 
-#include <clocale>
-#include <curses.h>
 #include <unistd.h>
+#include <fmt/format.h>
 
+#include "formatters/top_screen_api.hpp"
 #include "src/error.hpp"
+#include "src/util/module.hpp"
 
 namespace qps::formatters {
 
@@ -13,48 +14,27 @@ TopScreen::TopScreen()
     if (::isatty(STDIN_FILENO) == 0 || ::isatty(STDOUT_FILENO) == 0)
         throw OperationError("--top draws on a terminal: run it with stdin and stdout on one (or leave --top out "
                              "for lines, --json for JSON Lines)");
-    std::setlocale(LC_ALL, "");
-    // newterm, not initscr: initscr ends the process on a terminal it cannot use.
-    screen_ = ::newterm(nullptr, stdout, stdin);
+    using Entry = const TopScreenApi* (*)();
+    const auto entry =
+        reinterpret_cast<Entry>(util::module_symbol(watch::watch_module_file, "qpscope_top_screen_api", "watch --top"));
+    api_ = entry();
+    if (api_->abi != watch::watch_module_abi)
+        throw OperationError(fmt::format("watch --top: {} is of another qpscope (interface {}, this one {})",
+                                         watch::watch_module_file, api_->abi, watch::watch_module_abi));
+    std::string error;
+    screen_ = api_->open(error);
     if (screen_ == nullptr)
-        throw OperationError("--top: curses cannot use this terminal (TERM unset or unknown?)");
-    ::set_term(screen_);
-    ::cbreak();
-    ::noecho();
-    ::nodelay(stdscr, TRUE);
-    ::keypad(stdscr, TRUE);
-    ::curs_set(0);
+        throw OperationError(error);
 }
 
-TopScreen::~TopScreen()
-{
-    ::endwin();
-    ::delscreen(screen_);
-}
+TopScreen::~TopScreen() { api_->close(screen_); }
 
-int TopScreen::width() const { return COLS; }
-int TopScreen::height() const { return LINES; }
+int TopScreen::width() const { return api_->width(screen_); }
+int TopScreen::height() const { return api_->height(screen_); }
 
-void TopScreen::draw(const std::vector<std::string>& lines)
-{
-    ::werase(stdscr);
-    for (std::size_t i = 0; i < lines.size() && static_cast<int>(i) < LINES; ++i) {
-        if (i == 0)
-            ::wattron(stdscr, A_REVERSE);
-        mvwaddnstr(stdscr, static_cast<int>(i), 0, lines[i].c_str(), COLS);  // a macro in curses.h
-        if (i == 0)
-            ::wattroff(stdscr, A_REVERSE);
-    }
-    ::wrefresh(stdscr);
-}
+void TopScreen::draw(const std::vector<std::string>& lines) { api_->draw(screen_, lines); }
 
-bool TopScreen::quit_pressed()
-{
-    bool quit = false;
-    for (int ch = ::wgetch(stdscr); ch != ERR; ch = ::wgetch(stdscr))
-        quit = quit || ch == 'q' || ch == 'Q';
-    return quit;
-}
+bool TopScreen::quit_pressed() { return api_->quit_pressed(screen_); }
 
 int TopScreen::input_fd() const { return STDIN_FILENO; }
 

@@ -1,19 +1,20 @@
 // `watch --top`'s terminal: ncurses's full screen while it lives, the
 // terminal as it was once it is gone (its destructor ends curses on every
 // way out: q, SIGINT/SIGTERM, --count, an error). Draws the lines of
-// formatters/top.hpp; reads the keyboard without waiting.
+// formatters/top.hpp; reads the keyboard without waiting. curses is in the
+// module qpscope-watch.so (formatters/top_screen_api.hpp), loaded as the
+// screen opens.
 #pragma once
 
 #include <string>
-
-struct screen;
 #include <vector>
 
 namespace qps::formatters {
 
 class TopScreen {
 public:
-    // OperationError when stdin and stdout are not a terminal curses can use.
+    // OperationError when stdin and stdout are not a terminal curses can
+    // use, or when the module is not installed.
     TopScreen();
     ~TopScreen();
     TopScreen(const TopScreen&) = delete;
@@ -28,7 +29,8 @@ public:
     int input_fd() const;
 
 private:
-    struct screen* screen_ = nullptr;  // curses's SCREEN
+    const struct TopScreenApi* api_ = nullptr;  // the module's (formatters/top_screen_api.hpp)
+    void* screen_ = nullptr;                    // curses's SCREEN, in the module
 };
 
 }  // namespace qps::formatters

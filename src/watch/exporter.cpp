@@ -4,16 +4,14 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <mutex>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <fmt/format.h>
-#include <prometheus/collectable.h>
-#include <prometheus/exposer.h>
-#include <prometheus/metric_family.h>
 
 #include "src/error.hpp"
+#include "src/util/module.hpp"
+#include "src/watch/exporter_api.hpp"
 
 namespace qps::watch {
 
@@ -57,49 +55,19 @@ int try_bind(const ListenAddress& where, std::uint16_t& port)
 
 std::string host_port(const std::string& host, std::uint16_t port) { return fmt::format("{}:{}", host, port); }
 
-prometheus::MetricFamily to_prometheus(const report::MetricFamily& f)
+const ExporterApi& exporter_api()
 {
-    prometheus::MetricFamily out;
-    out.name = f.name;
-    out.help = f.help;
-    out.type = f.type == report::MetricType::counter ? prometheus::MetricType::Counter : prometheus::MetricType::Gauge;
-    out.metric.reserve(f.samples.size());
-    for (const auto& s : f.samples) {
-        prometheus::ClientMetric m;
-        for (const auto& l : s.labels)
-            m.label.push_back({l.name, l.value});
-        (f.type == report::MetricType::counter ? m.counter.value : m.gauge.value) = s.number;
-        out.metric.push_back(std::move(m));
-    }
-    return out;
+    using Entry = const ExporterApi* (*)();
+    const auto entry = reinterpret_cast<Entry>(
+        util::module_symbol(watch_module_file, "qpscope_exporter_api", "watch --prometheus"));
+    const ExporterApi* api = entry();
+    if (api->abi != watch_module_abi)
+        throw OperationError(fmt::format("watch --prometheus: {} is of another qpscope (interface {}, this one {})",
+                                         watch_module_file, api->abi, watch_module_abi));
+    return *api;
 }
 
 }  // namespace
-
-// What a scrape reads: the set last published, under a lock (the exposer's
-// threads call Collect).
-class PublishedMetrics : public prometheus::Collectable {
-public:
-    void set(report::MetricSet s)
-    {
-        std::vector<prometheus::MetricFamily> families;
-        families.reserve(s.families().size());
-        for (const auto& f : s.families())
-            families.push_back(to_prometheus(f));
-        const std::lock_guard lock(mutex_);
-        families_.swap(families);
-    }
-    std::vector<prometheus::MetricFamily> Collect() const override
-    {
-        const std::lock_guard lock(mutex_);
-        return families_;
-    }
-
-private:
-    mutable std::mutex mutex_;
-    std::vector<prometheus::MetricFamily> families_;
-};
-
 
 ListenAddress parse_listen_address(std::string_view text)
 {
@@ -126,9 +94,14 @@ ListenAddress parse_listen_address(std::string_view text)
 }
 
 struct MetricsExporter::Impl {
-    std::shared_ptr<PublishedMetrics> published = std::make_shared<PublishedMetrics>();
-    std::unique_ptr<prometheus::Exposer> exposer;
+    const ExporterApi* api = nullptr;
+    void* server = nullptr;  // the module's
     std::string url;
+    ~Impl()
+    {
+        if (server != nullptr)
+            api->stop(server);
+    }
 };
 
 MetricsExporter::MetricsExporter(const ListenAddress& where) : impl_(std::make_unique<Impl>())
@@ -143,18 +116,17 @@ MetricsExporter::MetricsExporter(const ListenAddress& where) : impl_(std::make_u
                                          : err == EACCES         ? ": a port below 1024 needs root"
                                                                  : ""));
     const std::string bound = host_port(where.host, port);
-    try {
-        impl_->exposer = std::make_unique<prometheus::Exposer>(bound, 2);
-    } catch (const std::exception& e) {
-        throw OperationError(fmt::format("cannot serve metrics on {}: {}", bound, e.what()));
-    }
-    impl_->exposer->RegisterCollectable(impl_->published);
+    impl_->api = &exporter_api();
+    std::string error;
+    impl_->server = impl_->api->start(bound, error);
+    if (impl_->server == nullptr)
+        throw OperationError(fmt::format("cannot serve metrics on {}: {}", bound, error));
     impl_->url = fmt::format("http://{}/metrics", bound);
 }
 
 MetricsExporter::~MetricsExporter() = default;
 
-void MetricsExporter::publish(report::MetricSet set) { impl_->published->set(std::move(set)); }
+void MetricsExporter::publish(report::MetricSet set) { impl_->api->publish(impl_->server, set); }
 
 std::string MetricsExporter::url() const { return impl_->url; }
 

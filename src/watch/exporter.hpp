@@ -2,6 +2,8 @@
 // http://ADDR:PORT/metrics through prometheus-cpp's pull exposer (its
 // civetweb server, in threads of its own) for as long as it lives. Each
 // scrape gets the set last published, so a scrape never waits for a look.
+// The server is in the module qpscope-watch.so (src/watch/exporter_api.hpp),
+// loaded by the first exporter; the address is checked here first.
 #pragma once
 
 #include <cstdint>

@@ -5,6 +5,7 @@
 
 #include "formatters/prometheus.hpp"
 #include "src/error.hpp"
+#include "src/util/module.hpp"
 #include "src/watch/exporter.hpp"
 #include "src/watch/metrics.hpp"
 #include "unit/formatters/sample_ports_report.hpp"
@@ -132,6 +133,7 @@ TEST_CASE("--prometheus: PORT, ADDR:PORT, localhost; anything else one line nami
 
 TEST_CASE("--prometheus: a port another socket holds is refused before the watch starts, naming the address")
 {
+    util::add_module_dir(QPSCOPE_TEST_MODULE_DIR);  // qpscope-watch.so, the server's half
     // The exporter on a free port; a second one on the same port cannot listen.
     MetricsExporter first(parse_listen_address("127.0.0.1:0"));
     const std::string url = first.url();

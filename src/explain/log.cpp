@@ -325,7 +325,7 @@ private:
     static std::optional<Attribution> attribution(const LogPattern& p, const std::string& value, std::string source,
                                                const std::string& vendor, const std::string& verb)
     {
-        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
+        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}, 0};
         if (p.topic == "port") {
             a.explanation = device_port(value);
         } else {

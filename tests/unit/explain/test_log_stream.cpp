@@ -106,7 +106,7 @@ TEST_CASE("explain --log: a regex's lead is what every match starts with, and a 
             continue;
         // The example's match starts with the lead; in upper case too, and after a first occurrence of it.
         for (const std::string& line : {std::string(pats[i].example), util::upper(pats[i].example),
-                                       util::upper(std::string(m.lead(i))) + " " + std::string(pats[i].example)}) {
+                                        util::upper(std::string(m.lead(i))) + " " + std::string(pats[i].example)}) {
             re2::StringPiece match;
             const bool found = m.pattern(i).Match(line, 0, line.size(), RE2::UNANCHORED, &match, 1);
             CHECK_MESSAGE(found, pats[i].id);
@@ -178,5 +178,38 @@ TEST_CASE("explain --log: the report lists the attributed lines first, then ever
         const auto next = out.find(fmt::format("line {} : an unrelated line {} ", i, i), at);
         REQUIRE(next != std::string::npos);
         at = next;
+    }
+}
+
+TEST_CASE("explain --log: a value written again from what the text printer kept reads as when rendered anew")
+{
+    // Values repeated line after line, at two depths of the printer (a line and an --line report), in colour too.
+    std::string log;
+    for (int i = 0; i < 50; ++i)
+        log += fmt::format("NET/IB : Got completion from peer 10.0.0.2<5872{}> with status={} opcode=0 len=0 vendor err "
+                           "129 (Send)\nmlx5_0:mlx5_handle_error_cqe:333:(pid {}): WC error: 12, Message: see\n",
+                           i % 3, i % 2 ? 12 : 5, i);
+    for (const bool color : {false, true}) {
+        const auto render = [&](bool forget) {
+            std::istringstream in(log);
+            std::ostringstream text;
+            auto p = formatters::make_printer({.json = false, .color = color}, text);
+            p->begin_document("explain");
+            p->begin_object("", "nested");  // one level deeper than explain --log's own lines
+            formatters::ExplainLogWriter w(*p);
+            explain::scan_log(in, [&](const explain::LogLine& l) {
+                explain::LogLine copy = l;
+                for (auto& a : copy.found)
+                    a.build = forget ? 0 : a.build;  // 0: rendered every time
+                w.line(copy);
+            });
+            w.finish(false);
+            p->end_object();
+            p->end_document();
+            return text.str();
+        };
+        const std::string kept = render(false), anew = render(true);
+        CHECK(kept == anew);
+        CHECK(contains(kept, "wc-status 12: RETRY_EXC_ERR"));
     }
 }

@@ -93,6 +93,10 @@ void ExplainLogWriter::line(const explain::LogLine& l)
     p_.begin_list("found", "");
     for (const auto& a : l.found) {
         all_decoded_ = all_decoded_ && a.explanation.decoded;
+        // A log repeats its values: the text of one written before is written again as it was.
+        if (a.build != 0 && p_.replay(a.build))
+            continue;
+        p_.keep_begin(a.build);
         heading_.clear();
         append_heading(heading_, a.explanation);
         heading_.append(" (").append(a.source).append(")");
@@ -102,6 +106,7 @@ void ExplainLogWriter::line(const explain::LogLine& l)
         p_.datum_text("value", a.value);
         render_body(a.explanation, p_);
         p_.end_object();
+        p_.keep_end();
     }
     p_.end_list();
     p_.end_object();

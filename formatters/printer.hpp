@@ -112,6 +112,17 @@ public:
     // A line for a reader of the text only, e.g. why a table is missing;
     // JSON leaves it out (the schema says when a member is absent).
     virtual void note(std::string_view text) = 0;
+
+    // A subtree equal to one rendered before under the same `key` (nonzero;
+    // equal keys, equal subtrees) need not be rendered again: replay(key)
+    // writes what the printer kept of it and returns true, the caller then
+    // skips it; otherwise the caller renders it between keep_begin(key) and
+    // keep_end(). The text printer keeps the bytes of the last ones (a log
+    // of errors repeats its values); JSON keeps none (a subtree's bytes
+    // depend on its place).
+    virtual bool replay(std::uint64_t /*key*/) { return false; }
+    virtual void keep_begin(std::uint64_t /*key*/) {}
+    virtual void keep_end() {}
 };
 
 struct PrinterOptions {

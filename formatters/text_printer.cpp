@@ -1,11 +1,15 @@
 // Aligned text: headings indent their contents; consecutive fields share one
 // label column; tables get one column width per column. Every string is
 // shown through util::escape_text (headings, labels, values, notes): bytes
-// from outside never reach the terminal as control characters.
+// from outside never reach the terminal as control characters. What a
+// headed section prints is written when the section ends (one write, not
+// one a line: explain --log's report is a section a line read), or 64 KiB
+// at a time; outside every section at once.
 #include <algorithm>
 #include <fmt/format.h>
 #include <ostream>
 #include <span>
+#include <unordered_map>
 
 #include "formatters/printer.hpp"
 #include "src/util/outside_bytes.hpp"
@@ -17,9 +21,14 @@ namespace {
 class TextPrinter final : public Printer {
 public:
     TextPrinter(std::ostream& out, bool color) : out_(out), color_(color) {}
+    ~TextPrinter() override { drain(); }  // a formatter that threw part-way: what it printed still goes out
 
     void begin_document(std::string_view) override {}
-    void end_document() override { flush_fields(); }
+    void end_document() override
+    {
+        flush_fields();
+        drain();
+    }
 
     void begin_object(std::string_view, std::string_view heading) override { open(heading); }
     void end_object() override { close(); }
@@ -90,17 +99,46 @@ public:
             out += s;
             out += '\n';
             if (out.size() >= 64 * 1024) {
-                out_ << out;
+                put(out);
                 out.clear();
             }
         }
-        out_ << out;
+        put(out);
     }
 
     void note(std::string_view text) override
     {
         flush_fields();
         line(shown(text));
+    }
+
+    // The bytes of a kept subtree, by its key: they depend on nothing else
+    // but the depth (color is the printer's), so a subtree kept at another
+    // depth is rendered again.
+    bool replay(std::uint64_t key) override
+    {
+        flush_fields();
+        const auto it = kept_.find(key);
+        if (key == 0 || it == kept_.end() || it->second.depth != depth_)
+            return false;
+        put(it->second.bytes);
+        return true;
+    }
+    void keep_begin(std::uint64_t key) override
+    {
+        flush_fields();
+        keeping_ = {key, buf_.size(), drains_, depth_};
+    }
+    void keep_end() override
+    {
+        flush_fields();
+        // Kept only when all of it is still in buf_ (none written out half-way) and the sections are closed.
+        if (keeping_.key != 0 && drains_ == keeping_.drains && depth_ == keeping_.depth) {
+            if (kept_.size() >= kept_limit)
+                kept_.clear();  // bounded: memory stays flat however many subtrees
+            kept_.insert_or_assign(keeping_.key, Kept{depth_, buf_.substr(keeping_.from)});
+        }
+        keeping_.key = 0;
     }
 
 private:
@@ -145,14 +183,14 @@ private:
     {
         flush_fields();
         if (!heading.empty()) {
-            start_line();
+            ++depth_;  // the heading line is the section's: written with it
+            line_.assign(static_cast<std::size_t>(depth_ - 1) * 2, ' ');
             if (color_)
                 line_ += "\033[1m";
             util::append_escaped(line_, heading);
             if (color_)
                 line_ += "\033[0m";
             end_line();
-            ++depth_;
         }
         headed_.push_back(!heading.empty());
     }
@@ -164,6 +202,8 @@ private:
                 --depth_;
             headed_.pop_back();
         }
+        if (depth_ == 0)
+            drain();
     }
     // The next of pending_, its strings emptied (their memory kept from field to field).
     Pending& next_pending(bool item)
@@ -199,7 +239,7 @@ private:
             line_ += p.text;
             line_ += '\n';
         }
-        out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+        put(line_);
         npending_ = 0;
     }
     void line(std::string_view s)
@@ -213,7 +253,22 @@ private:
     void end_line()
     {
         line_ += '\n';
-        out_.write(line_.data(), static_cast<std::streamsize>(line_.size()));
+        put(line_);
+    }
+    // Printed text to buf_: written out now outside every section, else when its section ends (or buf_ is full).
+    void put(std::string_view s)
+    {
+        buf_ += s;
+        if (depth_ == 0 || buf_.size() >= 64 * 1024)
+            drain();
+    }
+    void drain()
+    {
+        if (buf_.empty())
+            return;
+        out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+        buf_.clear();
+        ++drains_;
     }
 
     std::ostream& out_;
@@ -223,6 +278,20 @@ private:
     std::vector<Pending> pending_;  // the first npending_ are pending
     std::size_t npending_ = 0;
     std::string line_;
+    std::string buf_;         // printed, not yet written (put)
+    std::size_t drains_ = 0;  // how many times buf_ was written out
+    struct Kept {
+        int depth;
+        std::string bytes;
+    };
+    static constexpr std::size_t kept_limit = 1024;
+    std::unordered_map<std::uint64_t, Kept> kept_;  // replay's subtrees
+    struct Keeping {
+        std::uint64_t key = 0;  // 0: none being kept
+        std::size_t from = 0;   // where in buf_ it starts
+        std::size_t drains = 0;
+        int depth = 0;
+    } keeping_;
 };
 
 }  // namespace

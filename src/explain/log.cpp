@@ -108,13 +108,32 @@ std::vector<std::string> gids_in(std::string_view line)
 // Each match of `re` (regex `id` of `cache`) in `text`, left to right and not
 // overlapping (as std::regex_iterator found them, the text before a match
 // its context for \b): `on` gets the groups, [0] the match, a group that
-// took no part null, and returns whether to go on.
+// took no part null, and returns whether to go on. `lead`: what every match
+// starts with (LogMatcher::lead), found in `lower` (`text` lower-cased):
+// each search starts at its next occurrence, and none is run after the last
+// (most of a line is before its match, or after it). A match is tried
+// anchored at the lead first: one forward DFA pass, where the unanchored
+// search takes a second, backwards, to find where the match starts. After
+// the first lead that starts no match the rest is searched unanchored: an
+// anchored try can run to the end of the line, and one failed try a search
+// keeps the whole linear in the line.
 template <class On>
-void each_match(const RE2& re, std::uint32_t id, std::string_view text, GroupCache& cache, On&& on)
+void each_match(const RE2& re, std::uint32_t id, std::string_view text, std::string_view lower,
+                std::string_view lead, GroupCache& cache, On&& on)
 {
     const re2::StringPiece all(text.data(), text.size());
     re2::StringPiece span;
-    for (std::size_t at = 0; at <= text.size() && re.Match(all, at, text.size(), RE2::UNANCHORED, &span, 1);) {
+    bool anchored = !lead.empty();
+    for (std::size_t at = 0; at <= text.size();) {
+        if (!lead.empty() && (at = lower.find(lead, at)) == std::string_view::npos)
+            return;
+        if (anchored && !re.Match(all, at, text.size(), RE2::ANCHOR_START, &span, 1)) {
+            anchored = false;  // no match starts here: the next one from the next lead on
+            ++at;
+            continue;
+        }
+        if (!anchored && !re.Match(all, at, text.size(), RE2::UNANCHORED, &span, 1))
+            return;
         if (!on(cache.groups(re, id, text, span)))
             return;
         const auto end = static_cast<std::size_t>(span.data() - text.data()) + span.size();
@@ -179,7 +198,7 @@ private:
         case Scan::regex:
             if (!may_.pattern[index])
                 break;  // the prefilter: the regex's literal parts are not all in the line
-            each_match(m.pattern(index), static_cast<std::uint32_t>(index), line_, groups_,
+            each_match(m.pattern(index), static_cast<std::uint32_t>(index), line_, lower_, m.lead(index), groups_,
                        [&](const std::vector<re2::StringPiece>& g) {
                            for (std::size_t i = 1; i < g.size(); ++i)
                                if (g[i].data() != nullptr) {  // the first group that took part
@@ -219,7 +238,7 @@ private:
             break;
         case Scan::device_port:
             if (may_.device)
-                each_match(m.device(), device_id, line_, groups_, [&](const std::vector<re2::StringPiece>& g) {
+                each_match(m.device(), device_id, line_, {}, {}, groups_, [&](const std::vector<re2::StringPiece>& g) {
                     if (g[2].data() != nullptr)
                         add(p, group_text(g[1]) + ":" + group_text(g[2]));
                     return true;
@@ -237,10 +256,11 @@ private:
         if (!vendor_read_) {
             vendor_read_ = true;
             if (may_.device)  // the first device's (RE2::PartialMatch's first group)
-                each_match(matcher_.device(), device_id, line_, groups_, [&](const std::vector<re2::StringPiece>& g) {
-                    vendor_ = vendor_of_device(std::string_view(g[1].data(), g[1].size()));
-                    return false;
-                });
+                each_match(matcher_.device(), device_id, line_, {}, {}, groups_,
+                           [&](const std::vector<re2::StringPiece>& g) {
+                               vendor_ = vendor_of_device(std::string_view(g[1].data(), g[1].size()));
+                               return false;
+                           });
         }
         return vendor_;
     }
@@ -305,7 +325,7 @@ private:
     static std::optional<Attribution> attribution(const LogPattern& p, const std::string& value, std::string source,
                                                const std::string& vendor, const std::string& verb)
     {
-        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}};
+        Attribution a{std::string(p.id), source.empty() ? std::string(p.source) : std::move(source), value, {}, 0};
         if (p.topic == "port") {
             a.explanation = device_port(value);
         } else {

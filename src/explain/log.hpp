@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <istream>
 #include <span>
@@ -46,6 +47,11 @@ struct Attribution {
     std::string source;    // LogPattern::source
     std::string value;     // as found in the line
     Explanation explanation;
+    // Which building of an attribution this is (nonzero, one process-wide
+    // count): attributions of one build are equal, the same value of a log
+    // found again, so a printer may write the second as it wrote the first
+    // (formatters::Printer::replay). 0: not known.
+    std::uint64_t build = 0;
 };
 
 struct LogLine {

@@ -4,6 +4,7 @@
 // stays flat however long the log.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -84,6 +85,10 @@ public:
     {
         if (map_.size() >= limit)
             map_.clear();  // an entry lent now is not given back
+        // Numbered across every cache of the process (explain --line scans each line with its own).
+        static std::atomic<std::uint64_t> builds{0};
+        if (found)
+            found->build = ++builds;
         return map_.insert_or_assign(key, Entry{std::move(found), false}).first->second;
     }
     // The current line's attribution i, lent from the entry of `key`.

@@ -1,6 +1,7 @@
 #include "src/explain/log_match.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <infiniband/verbs.h>
 #include <map>
@@ -77,6 +78,54 @@ RE2::Options log_regex_options(bool case_sensitive)
 
 }  // namespace
 
+std::string match_lead(std::string_view re)
+{
+    constexpr std::string_view operators = ".+*?()|[]{}^$";
+    constexpr std::string_view quantifiers = "?*+{";
+    // An alternative at the top level ("a|b"): its matches start with different things.
+    int depth = 0;
+    bool in_class = false;
+    for (std::size_t i = 0; i < re.size(); ++i) {
+        const char c = re[i];
+        if (c == '\\') {
+            ++i;
+        } else if (in_class) {
+            if (re.substr(i, 2) == "[:")  // "[[:space:]]": a named class inside a class
+                i = std::min(re.find(":]", i + 2), re.size()) + 1;
+            else if (c == ']')
+                in_class = false;
+        } else if (c == '[') {
+            in_class = true;
+            if (i + 1 < re.size() && re[i + 1] == '^')
+                ++i;
+            if (i + 1 < re.size() && re[i + 1] == ']')  // "[]a]": the first ']' is a member
+                ++i;
+        } else if (c == '(') {
+            ++depth;
+        } else if (c == ')') {
+            --depth;
+        } else if (c == '|' && depth == 0) {
+            return {};
+        }
+    }
+    std::string lead;
+    for (std::size_t i = re.substr(0, 2) == "\\b" ? 2 : 0; i < re.size(); ++i) {
+        char c = re[i];
+        if (c == '\\') {  // "\(" is a literal '(', "\d" or "\b" is not
+            if (i + 1 == re.size() || !std::ispunct(static_cast<unsigned char>(re[i + 1])))
+                break;
+            c = re[++i];
+        } else if (operators.find(c) != std::string_view::npos) {
+            break;
+        }
+        if (static_cast<unsigned char>(c) >= 0x80 ||
+            (i + 1 < re.size() && quantifiers.find(re[i + 1]) != std::string_view::npos))
+            break;
+        lead += c;
+    }
+    return lower(lead);
+}
+
 struct LogMatcher::Impl {
     // What one literal of the prefilter stands for.
     enum class Stands : unsigned char { atom, status, errno_word, kernel_event, device, pattern };
@@ -87,6 +136,7 @@ struct LogMatcher::Impl {
     re2::FilteredRE2 filter;
     std::vector<int> pattern_of;  // FilteredRE2 id -> log_patterns() index
     std::vector<int> filter_id;   // log_patterns() index -> FilteredRE2 id; -1 for a scanner
+    std::vector<std::string> lead;  // log_patterns() index -> match_lead of its regex
     std::unique_ptr<RE2> device;
     std::vector<std::unique_ptr<RE2>> kernel;
     RE2::Set literals{[] {
@@ -106,6 +156,7 @@ LogMatcher::LogMatcher() : impl_(std::make_unique<Impl>())
     using Stands = Impl::Stands;
     const auto pats = log_patterns();
     m.filter_id.assign(pats.size(), -1);
+    m.lead.resize(pats.size());
     const auto add_regex = [&](std::string_view id, std::string_view text, bool case_sensitive) {
         int fid = -1;
         if (m.filter.Add(text, log_regex_options(case_sensitive), &fid) != RE2::NoError)
@@ -116,6 +167,7 @@ LogMatcher::LogMatcher() : impl_(std::make_unique<Impl>())
     for (std::size_t i = 0; i < pats.size(); ++i)
         if (pats[i].scan == Scan::regex) {
             m.filter_id[i] = add_regex(pats[i].id, pats[i].regex, false);
+            m.lead[i] = match_lead(pats[i].regex);
             m.pattern_of.resize(static_cast<std::size_t>(m.filter_id[i]) + 1, -1);
             m.pattern_of[static_cast<std::size_t>(m.filter_id[i])] = static_cast<int>(i);
         }
@@ -200,18 +252,23 @@ void LogMatcher::candidates(std::string_view lower_line, LineCandidates& out) co
     atoms.clear();
     const re2::StringPiece text(lower_line.data(), lower_line.size());
     RE2::Set::ErrorInfo error{RE2::Set::kNoError};
-    // Most lines hold none of the literals: asked only whether one is there, the
-    // Set stops at the first and keeps no list; the list is asked for only then.
-    const bool any = m.literals.Match(text, nullptr, &error);
+    // Most lines of most logs hold none of the literals: asked only whether one
+    // is there, the Set stops at the first and keeps no list; the list is asked
+    // for only then. After lines that held one (a log of errors: every line)
+    // the list is asked for at once, in one pass (LineCandidates::hit_run).
+    const bool listed = out.hit_run >= 2;
+    const bool any = m.literals.Match(text, listed ? &hits : nullptr, &error);
     const auto pass = [&](const std::vector<int>& ids) {
         for (const int id : ids)
             out.pattern[static_cast<std::size_t>(m.pattern_of[static_cast<std::size_t>(id)])] = 1;
     };
+    out.hit_run = any ? std::min(out.hit_run + 1, 2u) : 0;
     if (!any && error.kind == RE2::Set::kNoError) {
         pass(m.unfiltered);  // no literal in the line: only what needs none
         return;
     }
-    if (error.kind != RE2::Set::kNoError || (!m.literals.Match(text, &hits, &error) && error.kind != RE2::Set::kNoError)) {
+    if (error.kind != RE2::Set::kNoError ||
+        (!listed && !m.literals.Match(text, &hits, &error) && error.kind != RE2::Set::kNoError)) {
         // The Set's DFA could not run on this line: every entry is a candidate (slower, never wrong).
         const auto every = [](std::vector<int>& v, std::size_t size) {
             v.resize(size);
@@ -257,6 +314,13 @@ void LogMatcher::candidates(std::string_view lower_line, LineCandidates& out) co
 const RE2& LogMatcher::pattern(std::size_t i) const
 {
     return impl_->filter.GetRE2(impl_->filter_id.at(i));
+}
+
+std::string_view LogMatcher::lead(std::size_t i) const
+{
+    if (i >= impl_->lead.size())
+        return {};
+    return impl_->lead[i];
 }
 
 const RE2& LogMatcher::kernel_event(std::size_t i) const { return *impl_->kernel.at(i); }

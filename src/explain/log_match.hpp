@@ -40,10 +40,24 @@ struct LineCandidates {
     std::vector<int> errnos;         // into errno_texts(), ascending
     std::vector<int> kernel_event;   // into decode::kernel_log_events, ascending
     bool device = false;             // the device regex
+    // How many lines in a row held a literal: from two on, the next line is
+    // asked for the list of them at once (a log of errors holds one in every
+    // line: one pass, not two; a log with one now and then keeps the early stop).
+    unsigned hit_run = 0;
     // The filter's answers for the atoms of lines before (a log repeats its
     // kinds of line): atoms -> patterns, emptied when full.
     std::map<std::vector<int>, std::vector<int>> filter_answers;
 };
+
+// What every match of a case-insensitive regex starts with, read from its
+// text, lower case: after an optional \b, its literal characters up to the
+// first operator (one that a quantifier follows is left out). RE2 skips to
+// a regex's literal prefix itself (memchr), but not past a \b, and every
+// pattern starts with one: without this each search runs its DFA from the
+// start of the line. "" when the regex starts with no literal or has an
+// alternative at its top level, or the literal is not ASCII (RE2's Latin-1
+// case folding and util::lower agree on ASCII only).
+std::string match_lead(std::string_view regex);
 
 class LogMatcher {
 public:
@@ -55,6 +69,9 @@ public:
 
     // log_patterns()[i]'s regex (case-insensitive), for a Scan::regex pattern.
     const re2::RE2& pattern(std::size_t i) const;
+    // The text (lower case) every match of log_patterns()[i]'s regex starts
+    // with ("status=" for \bstatus=(...)), "" when it has none (match_lead).
+    std::string_view lead(std::size_t i) const;
     // decode::kernel_log_events[i]'s regex (case-insensitive).
     const re2::RE2& kernel_event(std::size_t i) const;
     // A device name and, after ':', its port ("mlx5_0:1"), case-sensitive.

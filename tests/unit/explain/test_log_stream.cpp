@@ -86,6 +86,39 @@ TEST_CASE("explain --log: every regex has literal parts for the prefilter, and a
     }
 }
 
+TEST_CASE("explain --log: a regex's lead is what every match starts with, and a search skips to it")
+{
+    using explain::detail::match_lead;
+    CHECK(match_lead(R"(\bstatus=(?:[^(= ]+\()?(\d+))") == "status=");
+    CHECK(match_lead(R"(\bWC error: (\d+))") == "wc error: ");
+    CHECK(match_lead(R"(\([[:space:]]*(\d+)\): status)") == "(");                // an escaped operator is a literal
+    CHECK(match_lead(R"(\bRDMA_CM_EVENT_REJECTED,? (?:error))") == "rdma_cm_event_rejected");  // ',' is optional
+    CHECK(match_lead(R"(\bvendor[ _]err)") == "vendor");
+    CHECK(match_lead(R"(\b(?:errno|err)=(\d+))").empty());                       // a group first
+    CHECK(match_lead(R"(\bREJ reason (0x[0-9a-f]+)$|Received CM REJ)").empty());  // an alternative at the top level
+    CHECK(match_lead(R"(ab[|]c)") == "ab");                                        // '|' in a class is no alternative
+    CHECK(match_lead(R"(\d+ errors)").empty());
+    CHECK(match_lead("caf\xe9 (\\d+)") == "caf");                                // ASCII only
+    const auto& m = explain::detail::LogMatcher::get();
+    const auto pats = explain::log_patterns();
+    for (std::size_t i = 0; i < pats.size(); ++i) {
+        if (pats[i].scan != explain::Scan::regex || m.lead(i).empty())
+            continue;
+        // The example's match starts with the lead; in upper case too, and after a first occurrence of it.
+        for (const std::string& line : {std::string(pats[i].example), util::upper(pats[i].example),
+                                        util::upper(std::string(m.lead(i))) + " " + std::string(pats[i].example)}) {
+            re2::StringPiece match;
+            const bool found = m.pattern(i).Match(line, 0, line.size(), RE2::UNANCHORED, &match, 1);
+            CHECK_MESSAGE(found, pats[i].id);
+            if (found)
+                CHECK_MESSAGE(util::lower(std::string_view(match.data(), match.size())).rfind(m.lead(i), 0) == 0,
+                              pats[i].id, ": '", m.lead(i), "'");
+        }
+    }
+    // Each match still found, the second of a line too (after the lead's first occurrence).
+    CHECK(values_in("status=5 with STATUS=13 and status=(") == std::vector<std::string>{"wc-status=5", "wc-status=13"});
+}
+
 TEST_CASE("explain --log: scan_log hands over each line as explain_log keeps it")
 {
     const std::string log = "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>\n\r\n"
@@ -145,5 +178,38 @@ TEST_CASE("explain --log: the report lists the attributed lines first, then ever
         const auto next = out.find(fmt::format("line {} : an unrelated line {} ", i, i), at);
         REQUIRE(next != std::string::npos);
         at = next;
+    }
+}
+
+TEST_CASE("explain --log: a value written again from what the text printer kept reads as when rendered anew")
+{
+    // Values repeated line after line, at two depths of the printer (a line and an --line report), in colour too.
+    std::string log;
+    for (int i = 0; i < 50; ++i)
+        log += fmt::format("NET/IB : Got completion from peer 10.0.0.2<5872{}> with status={} opcode=0 len=0 vendor err "
+                           "129 (Send)\nmlx5_0:mlx5_handle_error_cqe:333:(pid {}): WC error: 12, Message: see\n",
+                           i % 3, i % 2 ? 12 : 5, i);
+    for (const bool color : {false, true}) {
+        const auto render = [&](bool forget) {
+            std::istringstream in(log);
+            std::ostringstream text;
+            auto p = formatters::make_printer({.json = false, .color = color}, text);
+            p->begin_document("explain");
+            p->begin_object("", "nested");  // one level deeper than explain --log's own lines
+            formatters::ExplainLogWriter w(*p);
+            explain::scan_log(in, [&](const explain::LogLine& l) {
+                explain::LogLine copy = l;
+                for (auto& a : copy.found)
+                    a.build = forget ? 0 : a.build;  // 0: rendered every time
+                w.line(copy);
+            });
+            w.finish(false);
+            p->end_object();
+            p->end_document();
+            return text.str();
+        };
+        const std::string kept = render(false), anew = render(true);
+        CHECK(kept == anew);
+        CHECK(contains(kept, "wc-status 12: RETRY_EXC_ERR"));
     }
 }

@@ -1,8 +1,11 @@
 #include "formatters/printer.hpp"
 
 #include <array>
+#include <charconv>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "src/util/outside_bytes.hpp"
 
 namespace qps::formatters {
 
@@ -44,18 +47,27 @@ std::string number(double v)
     return s;
 }
 
+// The part of a Decoded value's text that a unit adds ("4 lanes"), or "".
+std::string decoded_unit_part(const decode::Decoded& d)
+{
+    const std::string_view unit = unit_text(d.unit);
+    if (d.value && !unit.empty() && d.known && !(d.name && is_time_unit(d.unit)))
+        return fmt::format("{}{} {}", d.name && !d.name->empty() ? ", " : "", number(*d.value), unit);
+    return {};
+}
+
 std::string decoded_text(const decode::Decoded& d)
 {
-    std::string s;
-    if (d.name)
-        s = *d.name;
-    const std::string_view unit = unit_text(d.unit);
-    if (d.value && !unit.empty() && d.known && !(d.name && is_time_unit(d.unit))) {
-        if (!s.empty())
-            s += ", ";
-        s += fmt::format("{} {}", number(*d.value), unit);
-    }
-    return fmt::format("{} ({})", s, d.raw);
+    return fmt::format("{}{} ({})", d.name ? *d.name : std::string(), decoded_unit_part(d), d.raw);
+}
+
+// The decimal digits of an integer appended to `out` (no escaping needed).
+template <class Int>
+void append_number(std::string& out, Int v)
+{
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    out.append(digits, end);
 }
 
 std::string flags_text(const decode::Flags& f)
@@ -87,6 +99,32 @@ struct TextVisitor {
 
 std::string to_text(const Value& value) { return std::visit(TextVisitor{}, value); }
 
+void append_shown(std::string& out, const Value& value)
+{
+    // The values of a long table's cells without a string of their own;
+    // the rest through to_text(). Escaping is byte by byte (a UTF-8
+    // sequence at a time), so the parts may be escaped one by one.
+    if (const auto* s = std::get_if<std::string>(&value))
+        util::append_escaped(out, *s);
+    else if (const auto* b = std::get_if<OutsideBytes>(&value))
+        util::append_escaped(out, b->bytes);
+    else if (const auto* u = std::get_if<std::uint64_t>(&value))
+        append_number(out, *u);
+    else if (const auto* i = std::get_if<std::int64_t>(&value))
+        append_number(out, *i);
+    else if (std::holds_alternative<std::monostate>(value) || std::holds_alternative<std::nullptr_t>(value))
+        out += '-';
+    else if (const auto* d = std::get_if<decode::Decoded>(&value)) {
+        if (d->name)
+            util::append_escaped(out, *d->name);
+        util::append_escaped(out, decoded_unit_part(*d));
+        out += " (";
+        append_number(out, d->raw);
+        out += ')';
+    } else
+        util::append_escaped(out, to_text(value));
+}
+
 std::string raw_key(std::string_view key) { return fmt::format("{}_raw", key); }
 
 std::unique_ptr<Printer> make_text_printer(std::ostream& out, bool color);
@@ -111,7 +149,6 @@ std::unique_ptr<Printer> make_streaming_printer(const PrinterOptions& options, s
 
 #include "formatters/json_value.hpp"
 #include "src/json.hpp"
-#include "src/util/outside_bytes.hpp"
 
 namespace qps::formatters {
 

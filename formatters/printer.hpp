@@ -146,6 +146,9 @@ std::unique_ptr<Printer> make_json_lines_printer(std::ostream& out);
 // Text of a value before the text printer escapes it (exposed for tests;
 // also the key of a keyed table's row in JSON).
 std::string to_text(const Value& value);
+// What the text printer shows of a value, util::escape_text(to_text(value)),
+// appended to `out` without a string of its own (a table's cells).
+void append_shown(std::string& out, const Value& value);
 // The member that carries the exact bytes of an OutsideBytes value: "comm"
 // → "comm_raw".
 std::string raw_key(std::string_view key);

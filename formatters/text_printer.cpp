@@ -68,7 +68,7 @@ public:
             first.push_back(ends.size());
             for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) {
                 const std::size_t begin = text.size();
-                text += shown(to_text(row[c]));
+                append_shown(text, row[c]);
                 ends.push_back(text.size());
                 width[c] = std::max(width[c], display_width(std::string_view(text).substr(begin)));
             }
@@ -79,24 +79,27 @@ public:
         for (std::size_t c = 0; c < t.columns.size(); ++c)
             head += fmt::format("{}{}", c ? pad : "", padded(shown(t.columns[c].header), width[c]));
         line(pad + bold(rtrim(head)));
+        // Each row straight into `out`, its trailing blanks taken back.
         const std::string indent(depth_ * 2, ' ');
-        std::string out, s;
+        std::string out;
         for (std::size_t r = 0; r + 1 < first.size(); ++r) {
-            s.clear();
+            out += indent;
+            out += pad;
+            const std::size_t row_start = out.size();
             for (std::size_t k = first[r]; k < first[r + 1]; ++k) {
                 const std::size_t c = k - first[r];
                 const std::size_t begin = k == 0 ? 0 : ends[k - 1];
                 const std::string_view cell = std::string_view(text).substr(begin, ends[k] - begin);
                 if (c)
-                    s += pad;
-                s += cell;
+                    out += pad;
+                out += cell;
                 if (const std::size_t dw = display_width(cell); dw < width[c])
-                    s.append(width[c] - dw, ' ');
+                    out.append(width[c] - dw, ' ');
             }
-            s.erase(s.find_last_not_of(' ') + 1);
-            out += indent;
-            out += pad;
-            out += s;
+            std::size_t end = out.size();
+            while (end > row_start && out[end - 1] == ' ')
+                --end;
+            out.resize(end);
             out += '\n';
             if (out.size() >= 64 * 1024) {
                 put(out);
@@ -143,14 +146,6 @@ public:
 
 private:
     static std::string shown(std::string_view s) { return util::escape_text(s); }
-    // shown(to_text(value)) appended to `out` (a string without a copy of its own).
-    static void append_shown(std::string& out, const Value& value)
-    {
-        if (const auto* s = std::get_if<std::string>(&value))
-            util::append_escaped(out, *s);
-        else
-            util::append_escaped(out, to_text(value));
-    }
 
     struct Pending {
         std::string label;
@@ -160,7 +155,9 @@ private:
 
     static std::size_t display_width(std::string_view s)
     {
-        // UTF-8: count code points, not bytes (for "µs").
+        // UTF-8: count code points, not bytes (for "µs"); ASCII is the common case.
+        if (std::all_of(s.begin(), s.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x80; }))
+            return s.size();
         return static_cast<std::size_t>(
             std::count_if(s.begin(), s.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
     }

@@ -1,5 +1,6 @@
 #include "src/decode/decode.hpp"
 
+#include <charconv>
 #include <endian.h>
 #include <fmt/format.h>
 
@@ -50,7 +51,15 @@ Flags decode_flags(std::span<const FlagEntry> table, std::uint64_t raw)
 
 Decoded hex_number(std::uint64_t v, int digits)
 {
-    return Decoded::named(static_cast<std::int64_t>(v), fmt::format("0x{:0{}x}", v, digits));
+    // "0x{:0{}x}" without fmt's parse: QPNs are made a table row at a time.
+    char hex[16];
+    const auto end = std::to_chars(hex, hex + sizeof hex, v, 16).ptr;
+    const auto n = static_cast<int>(end - hex);
+    std::string s = "0x";
+    if (digits > n)
+        s.append(static_cast<std::size_t>(digits - n), '0');
+    s.append(hex, end);
+    return Decoded::named(static_cast<std::int64_t>(v), std::move(s));
 }
 
 std::string format_guid(std::uint64_t be_guid)

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "formatters/printer.hpp"
+#include "src/util/outside_bytes.hpp"
 
 using namespace qps;
 using namespace qps::formatters;
@@ -73,6 +74,39 @@ TEST_CASE("text of values")
     CHECK(to_text(decode::Flags{0, {}, 0}) == "none (0x0)");
     CHECK(to_text(true) == "yes");
     CHECK(to_text(2.5) == "2.5");
+}
+
+TEST_CASE("append_shown: what a table cell shows is the escaped to_text of every kind of value")
+{
+    const std::vector<Value> values{
+        Value{},
+        Value{nullptr},
+        true,
+        std::int64_t{-42},
+        std::int64_t{INT64_MIN},
+        std::uint64_t{UINT64_MAX},
+        0.125,
+        std::string("plain"),
+        std::string("tab\there \x1b[31m and \xff"),
+        decode::Decoded::named(3, "RTS"),
+        decode::Decoded::named(-1, "bad\nname"),
+        decode::Decoded::quantity(32, "EDR", "lane_gbps", 25.0),
+        decode::Decoded::quantity(3, std::nullopt, "bytes", 1024.0),
+        decode::Decoded::quantity(9, "slow", "us", 67.0),
+        decode::hex_number(0x11),
+        decode::hex_number(0xabc, 8),
+        decode::Flags{0x10001, {"A"}, 0x10000},
+        Nanoseconds{1234567},
+        Scaled{12345, 1000, 1},
+        OutsideBytes{"a\x1b" "b\xc3"},
+    };
+    for (const auto& v : values) {
+        std::string out = "prefix|";
+        append_shown(out, v);
+        CHECK(out == "prefix|" + util::escape_text(to_text(v)));
+    }
+    CHECK(to_text(decode::hex_number(0xabc, 8)) == "0x00000abc (2748)");
+    CHECK(to_text(decode::hex_number(0)) == "0x0 (0)");
 }
 
 TEST_CASE("list items: text shows '- value' beside aligned fields, JSON an array of the values")

@@ -8,10 +8,13 @@
 #   held N ROWS                      (ROWS: the lines of `rdma res show qp`)
 #   m N RUN WHAT SECONDS MAXRSS_KIB  (one measurement; output to /dev/null)
 #   m N RUN WHAT timeout -           (killed after TIMEOUT s)
-# WHAT is one of rdma, list, json, stalled, cm, doctor.
-# Usage: inspect-scale-guest.sh QPSCOPE QP_CHURN "N..." RUNS TIMEOUT
+#   c N WHAT INSTRUCTIONS SYSCALLS   (N <= COUNT_MAX: user-space instructions
+#                                    under callgrind, system calls under
+#                                    strace -f -c; "-" for one not counted)
+# WHAT is one of rdma, list, json, stalled, cm, doctor; counted: rdma, list.
+# Usage: inspect-scale-guest.sh QPSCOPE QP_CHURN "N..." RUNS TIMEOUT [COUNT_MAX]
 set -euo pipefail
-q=$1 churn=$2 ns=$3 runs=$4 limit=$5
+q=$1 churn=$2 ns=$3 runs=$4 limit=$5 count_max=${6:-10000}
 dir=$(mktemp -d /dev/shm/inspect-scale.XXXXXX)
 pids=() tos=()
 cleanup() {
@@ -41,6 +44,19 @@ measure() {
   fi
 }
 
+# count WHAT ARGS...: "INSTRUCTIONS SYSCALLS" of one run, each "-" when
+# its tool failed or took longer than $limit s (valgrind, strace: in PATH).
+count() {
+  shift
+  local ir calls
+  ir=$(timeout -s KILL "$limit" valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | tail -n 1) || true
+  rm -f "$dir/strace"
+  timeout -s KILL "$limit" strace -f -c -o "$dir/strace" "$@" >/dev/null 2>&1 || true
+  calls=$(awk '$NF == "total" { print $4 }' "$dir/strace" 2>/dev/null) || true
+  echo "${ir:--} ${calls:--}"
+}
+
 held=0
 for n in $ns; do
   add=$((n - held))
@@ -65,6 +81,10 @@ for n in $ns; do
     echo "m $n $r cm $(measure cm "$q" cm list)"
     echo "m $n $r doctor $(measure doctor "$q" doctor --no-loopback)"
   done
+  if [ "$n" -le "$count_max" ]; then
+    echo "c $n rdma $(count rdma rdma res show qp)"
+    echo "c $n list $(count list "$q" qp list)"
+  fi
   for what in list json stalled cm doctor; do
     if grep -qv '^$' "$dir/err.$what" 2>/dev/null; then
       echo "stderr $n $what $(head -c 300 "$dir/err.$what" | tr '\n' ' ')"

@@ -132,30 +132,20 @@ const char* kind_name(mnl_attr_data_type kind)
     throw OperationError("malformed RDMA netlink reply: " + what);
 }
 
-void for_each_attr(const void* payload, std::size_t len, const char* where, const AttrFn& f)
+std::uint16_t checked_attr(const char* begin, std::size_t off, std::size_t len, const char* where)
 {
-    const char* const begin = static_cast<const char*>(payload);
-    std::size_t off = 0;
-    while (off < len) {
-        const std::size_t left = len - off;
-        const auto* attr = reinterpret_cast<const nlattr*>(begin + off);
-        if (left < sizeof(nlattr))
-            malformed(fmt::format("{}: {} stray byte(s) at offset {}", where, left, off));
-        if (attr->nla_len < sizeof(nlattr) || attr->nla_len > left)
-            malformed(fmt::format("{}: attribute {} at offset {} claims {} bytes, {} left", where,
-                                  mnl_attr_get_type(attr), off, attr->nla_len, left));
-        const std::uint16_t type = mnl_attr_get_type(attr);
-        if (const AttrSpec* spec = find_spec(type); spec && mnl_attr_validate(attr, spec->kind) < 0)
-            malformed(fmt::format("{}: RDMA_NLDEV_ATTR_{} has a {}-byte payload, not a valid {}", where,
-                                  spec->name, mnl_attr_get_payload_len(attr), kind_name(spec->kind)));
-        f(attr, type);
-        off += MNL_ALIGN(attr->nla_len);  // may step past len by the last attribute's padding
-    }
-}
-
-void for_each_nested(const nlattr* nest, const char* where, const AttrFn& f)
-{
-    for_each_attr(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), where, f);
+    const std::size_t left = len - off;
+    const auto* attr = reinterpret_cast<const nlattr*>(begin + off);
+    if (left < sizeof(nlattr))
+        malformed(fmt::format("{}: {} stray byte(s) at offset {}", where, left, off));
+    if (attr->nla_len < sizeof(nlattr) || attr->nla_len > left)
+        malformed(fmt::format("{}: attribute {} at offset {} claims {} bytes, {} left", where,
+                              mnl_attr_get_type(attr), off, attr->nla_len, left));
+    const std::uint16_t type = mnl_attr_get_type(attr);
+    if (const AttrSpec* spec = find_spec(type); spec && mnl_attr_validate(attr, spec->kind) < 0)
+        malformed(fmt::format("{}: RDMA_NLDEV_ATTR_{} has a {}-byte payload, not a valid {}", where,
+                              spec->name, mnl_attr_get_payload_len(attr), kind_name(spec->kind)));
+    return type;
 }
 
 void for_each_message_attr(const nlmsghdr* nlh, std::uint16_t expected_type, const char* what, const AttrFn& f)

@@ -12,6 +12,7 @@
 #include <optional>
 #include <rdma/rdma_netlink.h>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qps::kernel::nl {
@@ -21,13 +22,33 @@ namespace qps::kernel::nl {
 
 using AttrFn = std::function<void(const nlattr*, std::uint16_t)>;
 
-// Calls f(attr, type) for each attribute in [payload, payload + len), after
-// checking that its header and length fit in what is left of the range and,
-// for the attributes of attr_specs, that its payload is valid for its type.
-// Unknown attributes are passed on unvalidated (callers ignore them).
-// Throws when the attributes do not tile the range.
-void for_each_attr(const void* payload, std::size_t len, const char* where, const AttrFn& f);
-void for_each_nested(const nlattr* nest, const char* where, const AttrFn& f);
+// Checks the attribute at `off` of the `len` bytes at `begin`: that its
+// header and length fit in what is left of the range and, for the
+// attributes of attr_specs, that its payload is valid for its type.
+// Returns its type; throws (malformed) when it does not fit.
+std::uint16_t checked_attr(const char* begin, std::size_t off, std::size_t len, const char* where);
+
+// Calls f(attr, type) for each attribute in [payload, payload + len), each
+// checked by checked_attr(). Unknown attributes are passed on unvalidated
+// (callers ignore them). Throws when the attributes do not tile the range.
+// A template, so that a dump of tens of thousands of QPs (a dozen
+// attributes each) calls its callers' lambdas inline.
+template <class F>
+void for_each_attr(const void* payload, std::size_t len, const char* where, F&& f)
+{
+    const char* const begin = static_cast<const char*>(payload);
+    for (std::size_t off = 0; off < len;) {
+        const auto* attr = reinterpret_cast<const nlattr*>(begin + off);
+        const std::uint16_t type = checked_attr(begin, off, len, where);
+        f(attr, type);
+        off += MNL_ALIGN(attr->nla_len);  // may step past len by the last attribute's padding
+    }
+}
+template <class F>
+void for_each_nested(const nlattr* nest, const char* where, F&& f)
+{
+    for_each_attr(mnl_attr_get_payload(nest), mnl_attr_get_payload_len(nest), where, std::forward<F>(f));
+}
 // The attributes of one message, after checking its header and type.
 void for_each_message_attr(const nlmsghdr* nlh, std::uint16_t expected_type, const char* what, const AttrFn& f);
 

@@ -1,6 +1,7 @@
 // JSON: one document per command, keys in the order the formatter emits
 // them, every decoded value with its raw value (docs/output.md, "The
 // JSON contract").
+#include <charconv>
 #include <ostream>
 
 #include "formatters/json_value.hpp"
@@ -137,8 +138,30 @@ public:
             value_member(key, rows);
             return;
         }
+        // Each row written member by member, as row_object() would dump
+        // (a table may have tens of thousands of rows): the columns' keys
+        // quoted once, numbers straight in, other values through nlohmann.
+        std::vector<std::string> keys, raw_keys;
+        for (const auto& c : t.columns) {
+            keys.push_back(quoted_key(c.key));
+            raw_keys.push_back(quoted_key(raw_key(c.key)));
+        }
         open(key, '[', true);
-        for_each_row(t, [&](const std::vector<Value>& row) { value_member({}, row_object(t, row)); });
+        for_each_row(t, [&](const std::vector<Value>& row) {
+            open({}, '{', false);
+            for (std::size_t c = 0; c < row.size() && c < t.columns.size(); ++c) {
+                if (std::holds_alternative<std::monostate>(row[c]))
+                    continue;
+                start_quoted_member(keys[c]);
+                write_value(row[c]);
+                if (const auto* b = std::get_if<OutsideBytes>(&row[c])) {
+                    start_quoted_member(raw_keys[c]);
+                    write_json(Json(util::hex_bytes(b->bytes)));
+                }
+            }
+            close();
+            spill();
+        });
         close();
     }
 
@@ -162,21 +185,23 @@ private:
         return obj;
     }
 
+    static std::string quoted_key(std::string_view key) { return util::json_text(Json(util::to_utf8(key))); }
     // The separator and indentation of the next member, and its key in an object.
-    void start_member(std::string_view key)
+    void start_member(std::string_view key) { start_quoted_member(open_.back().list ? std::string() : quoted_key(key)); }
+    void start_quoted_member(std::string_view quoted)
     {
         Open& o = open_.back();
         buf_ += o.any ? ",\n" : "\n";
         o.any = true;
         buf_.append(2 * open_.size(), ' ');
         if (!o.list) {
-            buf_ += util::json_text(Json(util::to_utf8(key)));
+            buf_ += quoted;
             buf_ += ": ";
         }
     }
-    void value_member(std::string_view key, const Json& value)
+    // A value as nlohmann's dump() at indent 2 writes it, indented to the member's level.
+    void write_json(const Json& value)
     {
-        start_member(key);
         const std::string text = util::json_text(value, 2);
         const std::size_t indent = 2 * open_.size();
         std::size_t from = 0;
@@ -185,6 +210,56 @@ private:
             buf_.append(indent, ' ');
         }
         buf_.append(text, from);
+    }
+    // write_json(to_json(value)), integers, booleans and null without a Json of their own.
+    void write_value(const Value& value)
+    {
+        char digits[24];
+        if (const auto* u = std::get_if<std::uint64_t>(&value))
+            buf_.append(digits, std::to_chars(digits, digits + sizeof digits, *u).ptr);
+        else if (const auto* i = std::get_if<std::int64_t>(&value))
+            buf_.append(digits, std::to_chars(digits, digits + sizeof digits, *i).ptr);
+        else if (const auto* b = std::get_if<bool>(&value))
+            buf_ += *b ? "true" : "false";
+        else if (std::holds_alternative<std::nullptr_t>(value) || std::holds_alternative<std::monostate>(value))
+            buf_ += "null";
+        else if (const auto* d = std::get_if<decode::Decoded>(&value))
+            write_decoded(*d);
+        else
+            write_json(to_json(value));
+    }
+    // to_json(Decoded)'s object, member by member (a QP's row has four).
+    void write_decoded(const decode::Decoded& d)
+    {
+        char digits[24];
+        buf_ += '{';
+        open_.push_back({false, false});
+        start_quoted_member("\"raw\"");
+        buf_.append(digits, std::to_chars(digits, digits + sizeof digits, d.raw).ptr);
+        if (d.name) {
+            start_quoted_member("\"name\"");
+            write_json(Json(util::to_utf8(*d.name)));
+        }
+        if (!d.unit.empty()) {
+            start_quoted_member(quoted_key(d.unit));
+            if (!d.value)
+                buf_ += "null";
+            else if (d.whole)
+                buf_.append(digits,
+                            std::to_chars(digits, digits + sizeof digits, static_cast<std::int64_t>(*d.value)).ptr);
+            else
+                write_json(Json(*d.value));
+        }
+        if (!d.known) {
+            start_quoted_member("\"known\"");
+            buf_ += "false";
+        }
+        close();
+    }
+    void value_member(std::string_view key, const Json& value)
+    {
+        start_member(key);
+        write_json(value);
         spill();
     }
     // A keyed member; OutsideBytes also gives KEY_raw, the bytes in hex.

@@ -70,6 +70,34 @@ void every_shape(Printer& p)
         row = {std::uint64_t{i}, i == 1 ? Value{} : Value{std::string(i, 'x')}};
     };
     p.table("made", "made", made);
+    // A row of every kind of value in a table's cells (rows are streamed member by member).
+    decode::Decoded unknown = decode::Decoded::named(99, "odd \"name\"");
+    unknown.known = false;
+    decode::Decoded no_value = decode::Decoded::quantity(7, std::nullopt, "gbps", 0.0);
+    no_value.value.reset();
+    Table kinds{{{"dec", "DEC"},
+                 {"qty", "QTY"},
+                 {"cnt", "CNT"},
+                 {"unk", "UNK"},
+                 {"nov", "NOV"},
+                 {"flags", "FLAGS"},
+                 {"ns", "NS"},
+                 {"scaled", "SCALED"},
+                 {"dbl", "DBL"},
+                 {"yes", "YES"},
+                 {"none", "NONE"},
+                 {"neg", "NEG"},
+                 {"comm", "COMMAND"},
+                 {"text", "TEXT"}},
+                {}};
+    kinds.rows.push_back({decode::hex_number(0x11), decode::Decoded::quantity(3, std::nullopt, "bytes", 1024.5),
+                          decode::Decoded::count(5, std::string("x"), "lanes", 4), unknown, no_value,
+                          decode::Flags{0x3, {"A", "B"}, 0}, Nanoseconds{2.5}, Scaled{2.5e9, 1e9, 2}, 0.1 + 0.2,
+                          false, Value{nullptr}, std::int64_t{-9}, OutsideBytes{std::string("a\x00\xfe\"", 4)},
+                          std::string("tab\t \"q\" \\ \x7f \u00b5")});
+    kinds.rows.push_back({Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{}, Value{},
+                          Value{}, Value{}, Value{}, Value{}});
+    p.table("kinds", "kinds", kinds);
     p.end_document();
 }
 

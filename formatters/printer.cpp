@@ -117,7 +117,8 @@ void append_shown(std::string& out, const Value& value)
     else if (const auto* d = std::get_if<decode::Decoded>(&value)) {
         if (d->name)
             util::append_escaped(out, *d->name);
-        util::append_escaped(out, decoded_unit_part(*d));
+        if (!d->unit.empty())
+            util::append_escaped(out, decoded_unit_part(*d));
         out += " (";
         append_number(out, d->raw);
         out += ')';

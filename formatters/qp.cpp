@@ -412,18 +412,29 @@ void render_kernel_qps(const ops::QpListing& listing, Printer& p)
     // Each row made as it is printed, from the kernel's QP (a host may hold tens of thousands).
     t.row_count = qps.size();
     t.row_at = [&listing](std::size_t i, std::vector<Value>& row) {
-        const report::KernelQpReport q = listing.report(i);
+        report::KernelQpReport q = listing.report(i);
         const auto& c = q.consumer;
         // What a kernel consumer's QP serves, with its state: "nvme0 (live)".
-        const Value serves = !c || c->serves.empty()
+        Value serves = !c || c->serves.empty()
                                  ? Value{}
                                  : Value{c->serves_state.empty() ? c->serves
                                                                  : fmt::format("{} ({})", c->serves, c->serves_state)};
-        row = {q.device, port_or_none(q.port), hex24(q.qpn), q.type, q.state,
-               q.dest_qpn ? hex24(*q.dest_qpn) : Value{}, number_or_none(q.sq_psn),
-               number_or_none(q.rq_psn), number_or_none(q.pid), OutsideBytes{q.comm}, q.held,
-               c ? Value{OutsideBytes{c->owner}} : Value{}, c && !c->remote.empty() ? Value{c->remote} : Value{},
-               serves};
+        // Moved in one by one (a braced list would copy each value, strings and all).
+        row.reserve(14);
+        row.emplace_back(std::move(q.device));
+        row.push_back(port_or_none(q.port));
+        row.push_back(hex24(q.qpn));
+        row.emplace_back(std::move(q.type));
+        row.emplace_back(std::move(q.state));
+        row.push_back(q.dest_qpn ? hex24(*q.dest_qpn) : Value{});
+        row.push_back(number_or_none(q.sq_psn));
+        row.push_back(number_or_none(q.rq_psn));
+        row.push_back(number_or_none(q.pid));
+        row.emplace_back(OutsideBytes{std::move(q.comm)});
+        row.emplace_back(q.held);
+        row.push_back(c ? Value{OutsideBytes{c->owner}} : Value{});
+        row.push_back(c && !c->remote.empty() ? Value{c->remote} : Value{});
+        row.push_back(std::move(serves));
     };
     p.table("qps",
             notes.stalled_s ? fmt::format("{} QP(s) without progress in {:g} s, or in ERR/SQE", qps.size(),

@@ -6,6 +6,7 @@
 // one a line: explain --log's report is a section a line read), or 64 KiB
 // at a time; outside every section at once.
 #include <algorithm>
+#include <cstring>
 #include <fmt/format.h>
 #include <ostream>
 #include <span>
@@ -58,9 +59,11 @@ public:
         if (!heading.empty())
             line(bold(shown(heading)));
         // Every cell's text in one string (a table may have tens of
-        // thousands of rows): row r's cells end at ends[first[r]..first[r+1]).
+        // thousands of rows): row r's cells end at ends[first[r]..first[r+1]),
+        // cell k shows dws[k] columns wide (UTF-8: fewer than its bytes).
         std::string text;
         std::vector<std::size_t> ends, first;
+        std::vector<std::uint32_t> dws;
         std::vector<std::size_t> width(t.columns.size());
         for (std::size_t c = 0; c < t.columns.size(); ++c)
             width[c] = shown(t.columns[c].header).size();  // bytes: a "µs" header is one wider
@@ -70,7 +73,8 @@ public:
                 const std::size_t begin = text.size();
                 append_shown(text, row[c]);
                 ends.push_back(text.size());
-                width[c] = std::max(width[c], display_width(std::string_view(text).substr(begin)));
+                dws.push_back(static_cast<std::uint32_t>(display_width(std::string_view(text).substr(begin))));
+                width[c] = std::max<std::size_t>(width[c], dws.back());
             }
         });
         first.push_back(ends.size());
@@ -79,27 +83,51 @@ public:
         for (std::size_t c = 0; c < t.columns.size(); ++c)
             head += fmt::format("{}{}", c ? pad : "", padded(shown(t.columns[c].header), width[c]));
         line(pad + bold(rtrim(head)));
-        // Each row straight into `out`, its trailing blanks taken back.
-        const std::string indent(depth_ * 2, ' ');
-        std::string out;
+        // Each row into a line of blanks, each cell copied to its column
+        // (where every cell's bytes are its columns: ASCII), else cell by
+        // cell; trailing blanks taken back.
+        std::vector<std::size_t> at(width.size());
+        std::size_t line_width = depth_ * 2 + pad.size();
+        for (std::size_t c = 0; c < width.size(); ++c) {
+            at[c] = line_width;
+            line_width += width[c] + pad.size();
+        }
+        std::string out, row_text;
         for (std::size_t r = 0; r + 1 < first.size(); ++r) {
-            out += indent;
-            out += pad;
-            const std::size_t row_start = out.size();
-            for (std::size_t k = first[r]; k < first[r + 1]; ++k) {
-                const std::size_t c = k - first[r];
-                const std::size_t begin = k == 0 ? 0 : ends[k - 1];
-                const std::string_view cell = std::string_view(text).substr(begin, ends[k] - begin);
-                if (c)
-                    out += pad;
-                out += cell;
-                if (const std::size_t dw = display_width(cell); dw < width[c])
-                    out.append(width[c] - dw, ' ');
+            bool ascii = true;
+            for (std::size_t k = first[r]; k < first[r + 1] && ascii; ++k)
+                ascii = dws[k] == ends[k] - (k == 0 ? 0 : ends[k - 1]);
+            std::size_t end;
+            if (ascii) {
+                row_text.assign(line_width, ' ');
+                end = at[0];  // the indent and the pad: kept though the row is blank
+                for (std::size_t k = first[r]; k < first[r + 1]; ++k) {
+                    const std::size_t begin = k == 0 ? 0 : ends[k - 1];
+                    const std::size_t n = ends[k] - begin;
+                    const std::size_t col = at[k - first[r]];
+                    std::memcpy(row_text.data() + col, text.data() + begin, n);
+                    if (n)
+                        end = col + n;
+                }
+                while (end > at[0] && row_text[end - 1] == ' ')  // a cell's own trailing blanks too
+                    --end;
+            } else {
+                row_text.assign(at[0], ' ');
+                const std::size_t row_start = row_text.size();
+                for (std::size_t k = first[r]; k < first[r + 1]; ++k) {
+                    const std::size_t c = k - first[r];
+                    const std::size_t begin = k == 0 ? 0 : ends[k - 1];
+                    if (c)
+                        row_text += pad;
+                    row_text.append(text, begin, ends[k] - begin);
+                    if (dws[k] < width[c])
+                        row_text.append(width[c] - dws[k], ' ');
+                }
+                end = row_text.size();
+                while (end > row_start && row_text[end - 1] == ' ')
+                    --end;
             }
-            std::size_t end = out.size();
-            while (end > row_start && out[end - 1] == ' ')
-                --end;
-            out.resize(end);
+            out.append(row_text, 0, end);
             out += '\n';
             if (out.size() >= 64 * 1024) {
                 put(out);

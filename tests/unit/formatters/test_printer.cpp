@@ -76,6 +76,25 @@ TEST_CASE("text of values")
     CHECK(to_text(2.5) == "2.5");
 }
 
+TEST_CASE("text table: columns by display width, a cell's own trailing blanks and blank rows trimmed")
+{
+    std::ostringstream out;
+    auto p = make_printer({.json = false, .color = false}, out);
+    p->begin_document("demo");
+    Table t{{{"a", "A"}, {"b", "B"}, {"c", "C"}}, {}};
+    t.rows.push_back({std::string("x"), std::string("y "), std::string()});
+    t.rows.push_back({std::string("long"), std::string("\u00b5s"), std::string("z")});
+    t.rows.push_back({std::string(), std::string(), std::string()});
+    t.rows.push_back({std::string("e\x1b"), std::string("\u00b5")});
+    p->table("t", "", t);
+    p->end_document();
+    CHECK(out.str() == "  A     B   C\n"
+                       "  x     y\n"
+                       "  long  \u00b5s  z\n"
+                       "  \n"
+                       "  e\\e   \u00b5\n");
+}
+
 TEST_CASE("append_shown: what a table cell shows is the escaped to_text of every kind of value")
 {
     const std::vector<Value> values{

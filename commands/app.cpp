@@ -110,8 +110,11 @@ void build_app(CLI::App& app, GlobalOptions& global, std::string_view only, std:
                "Without RDMA hardware: lab/qpscope-lab qpscope ports   (boots a Soft-RoCE VM)");
     app.require_subcommand(1);
     app.fallthrough();
-    app.set_version_flag("-V,--version", fmt::format("qpscope {} (running with {})", QPSCOPE_VERSION,
-                                                     ops::libibverbs_version()));
+    // Made when asked for: finding libibverbs's version reads links on disk.
+    app.set_version_flag("-V,--version", std::function<std::string()>([] {
+                             return fmt::format("qpscope {} (running with {})", QPSCOPE_VERSION,
+                                                ops::libibverbs_version());
+                         }));
     add_global_options(app, global);
     for (const CommandEntry& c : commands) {
         if (!only.empty() && std::ranges::find(c.words, only) == c.words.end())

@@ -158,17 +158,48 @@ QpJudge::QpJudge(const std::vector<std::vector<kernel::KernelQp>>& readings, dou
 
 QpJudge::~QpJudge() = default;
 
-std::optional<QpVerdict> QpJudge::judge(const kernel::KernelQp& q) const
+std::optional<QpJudge::Assessment> QpJudge::assess(const kernel::KernelQp& q) const
 {
     if (!q.pid && (q.type == type_smi || q.type == type_gsi))
         return std::nullopt;  // the special QPs of the kernel's management (MAD) layer
     const Index& ix = *index_;
+    Assessment a;
+    if (const auto cm = ix.cm_of.find({q.dev_name, q.lqpn, std::nullopt}); cm != ix.cm_of.end())
+        a.cm_id = cm->second;
+    a.facts.error_state = q.state == state_err || q.state == state_sqe;
+    a.connected = (q.type == type_rc || q.type == type_uc) &&
+                  (q.state == state_rtr || q.state == state_rts || q.state == state_sqd);
+    if (a.connected && a.cm_id && !a.cm_id->dst.empty() && local_addresses_ &&
+        !local_addresses_->count(net::host_of(a.cm_id->dst)))
+        a.remote_peer = a.cm_id->dst;
+    a.facts.dest_missing = a.connected && q.rqpn && a.remote_peer.empty() &&
+                           !ix.present.count({q.dev_name, *q.rqpn, std::nullopt});
+    a.facts.no_progress = readings_.size() >= 2 && q.state == state_rts && no_progress_in_rts(q);
+    a.facts.stuck = a.facts.error_state || (a.facts.dest_missing && a.facts.no_progress);
+    return a;
+}
+
+std::optional<QpFacts> QpJudge::facts(const kernel::KernelQp& q) const
+{
+    const auto a = assess(q);
+    return a ? std::optional<QpFacts>(a->facts) : std::nullopt;
+}
+
+std::optional<QpVerdict> QpJudge::judge(const kernel::KernelQp& q) const
+{
+    const auto a = assess(q);
+    if (!a)
+        return std::nullopt;
     QpVerdict v;
     v.qp = q;
-    if (const auto cm = ix.cm_of.find({q.dev_name, q.lqpn, std::nullopt}); cm != ix.cm_of.end())
-        v.cm_id = *cm->second;
-    if (q.state == state_err || q.state == state_sqe) {
-        v.error_state = true;
+    if (a->cm_id)
+        v.cm_id = *a->cm_id;
+    v.error_state = a->facts.error_state;
+    v.dest_missing = a->facts.dest_missing;
+    v.no_progress = a->facts.no_progress;
+    v.stuck = a->facts.stuck;
+    v.remote_peer = a->remote_peer;
+    if (v.error_state) {
         if (!q.pid && !unnamed_owner(q)) {
             const auto* known = decode::find_kernel_consumer(consumer_of(v));
             v.notes.push_back(fmt::format(
@@ -186,29 +217,21 @@ std::optional<QpVerdict> QpJudge::judge(const kernel::KernelQp& q) const
                       "to RTS");
         }
     }
-    const bool connected = (q.type == type_rc || q.type == type_uc) &&
-                           (q.state == state_rtr || q.state == state_rts || q.state == state_sqd);
-    if (connected && v.cm_id && !v.cm_id->dst.empty() && local_addresses_ &&
-        !local_addresses_->count(net::host_of(v.cm_id->dst)))
-        v.remote_peer = v.cm_id->dst;
-    if (connected && q.rqpn && !v.remote_peer.empty()) {
+    if (a->connected && q.rqpn && !v.remote_peer.empty()) {
         v.notes.push_back(fmt::format("destination QP {:#x} is on {}, another host: only that host can say whether "
                                       "it lives ('qpscope qp list' there, 'qpscope path {}' from here)",
                                       *q.rqpn, v.remote_peer, net::host_of(v.remote_peer)));
-    } else if (connected && q.rqpn && !ix.present.count({q.dev_name, *q.rqpn, std::nullopt})) {
-        v.dest_missing = true;
+    } else if (v.dest_missing) {
         v.notes.push_back(fmt::format("destination QP {:#x} is not on {}: if its peer ran on this host, it is "
                                       "gone (its process died or destroyed it); if the peer is remote, look "
                                       "there",
                                       *q.rqpn, q.dev_name));
     }
-    if (readings_.size() >= 2 && q.state == state_rts && no_progress_in_rts(q)) {
-        v.no_progress = true;
+    if (v.no_progress) {
         v.notes.push_back(fmt::format("no progress in {:g} s: SQ PSN {} and RQ PSN {} got no further "
                                       "(idle, or retrying towards a peer that does not answer)",
                                       interval_s_, q.sq_psn.value_or(0), q.rq_psn.value_or(0)));
     }
-    v.stuck = v.error_state || (v.dest_missing && v.no_progress);
     if (v.cm_id)
         v.notes.push_back(cm_id_note(*v.cm_id, v.stuck));
     return v;

@@ -18,6 +18,14 @@
 
 namespace qps::health {
 
+// What a verdict finds, as QpVerdict's flags of the same names.
+struct QpFacts {
+    bool error_state = false;
+    bool dest_missing = false;
+    bool no_progress = false;
+    bool stuck = false;
+};
+
 struct QpVerdict {
     kernel::KernelQp qp;           // as in the last sample
     bool error_state = false;      // ERR or SQE
@@ -67,9 +75,20 @@ public:
     QpJudge(const QpJudge&) = delete;
     QpJudge& operator=(const QpJudge&) = delete;
     std::optional<QpVerdict> judge(const kernel::KernelQp& q) const;
+    // The verdict's facts without its words (nor a copy of the QP): for a
+    // caller that needs the verdict itself only for some QPs (qp list: those
+    // in ERR/SQE). nullopt where judge() gives none.
+    std::optional<QpFacts> facts(const kernel::KernelQp& q) const;
 
 private:
     struct Index;
+    struct Assessment {
+        QpFacts facts;
+        bool connected = false;                    // RC/UC in RTR, RTS or SQD
+        const kernel::KernelCmId* cm_id = nullptr;  // its rdma_cm ID
+        std::string remote_peer;                   // QpVerdict::remote_peer
+    };
+    std::optional<Assessment> assess(const kernel::KernelQp& q) const;
     bool no_progress_in_rts(const kernel::KernelQp& q) const;
     const std::vector<std::vector<kernel::KernelQp>>& readings_;
     double interval_s_;

@@ -160,7 +160,7 @@ void for_each_message_attr(const nlmsghdr* nlh, std::uint16_t expected_type, con
     for_each_attr(mnl_nlmsg_get_payload(nlh), mnl_nlmsg_get_payload_len(nlh), what, f);
 }
 
-RdmaNetlink::RdmaNetlink() : buf_(recv_buffer_size)
+RdmaNetlink::RdmaNetlink() : buf_(new char[recv_buffer_size])
 {
     sock_.reset(mnl_socket_open2(NETLINK_RDMA, SOCK_CLOEXEC));
     if (int err = errno; !sock_)
@@ -205,7 +205,7 @@ void RdmaNetlink::receive_until_done(std::uint32_t seq, const std::string& what,
 {
     const std::string call = "recvmsg(NETLINK_RDMA, " + what + ")";
     for (int n = 0; n < max_datagrams_per_dump; ++n) {
-        const ssize_t got = mnl_socket_recvfrom(sock_.get(), buf_.data(), buf_.size());
+        const ssize_t got = mnl_socket_recvfrom(sock_.get(), buf_.get(), recv_buffer_size);
         if (got < 0) {
             const int err = errno;
             if (err == EINTR)
@@ -217,7 +217,7 @@ void RdmaNetlink::receive_until_done(std::uint32_t seq, const std::string& what,
             fail(call, err);  // ENOSPC: a datagram larger than our buffer
         }
         int left = static_cast<int>(got);
-        const auto* nlh = reinterpret_cast<const nlmsghdr*>(buf_.data());
+        const auto* nlh = reinterpret_cast<const nlmsghdr*>(buf_.get());
         for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
             if (nlh->nlmsg_seq != seq)
                 malformed(fmt::format("{}: sequence number {}, expected {}", what, nlh->nlmsg_seq, seq));

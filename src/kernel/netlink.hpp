@@ -80,7 +80,7 @@ private:
     std::unique_ptr<mnl_socket, CloseMnl> sock_;
     std::uint32_t portid_ = 0;
     std::uint32_t seq_ = 0;
-    std::vector<char> buf_;
+    std::unique_ptr<char[]> buf_;  // recv_buffer_size bytes, not zeroed: each receive fills what it reads
 };
 
 struct Device {

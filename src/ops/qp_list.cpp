@@ -68,7 +68,7 @@ QpListing list_qps(const QpListFilter& f)
     } else {
         judge.emplace(watch.readings, 0, ids, net::local_addresses());
     }
-    const report::ConsumerIndex consumers(ids, report::read_consumer_objects());
+    const report::ConsumerIndex consumers(ids, report::read_consumer_objects);
     QpListing out;
     out.notes.nested_pid_ns = host::in_nested_pid_namespace();
     if (stalled) {
@@ -80,15 +80,15 @@ QpListing list_qps(const QpListFilter& f)
     std::vector<std::size_t> keep;  // indices into `last`, moved out once the judge is done with it
     for (std::size_t i = 0; i < last.size(); ++i) {
         const kernel::KernelQp& q = last[i];
-        std::optional<health::QpVerdict> own;
-        const health::QpVerdict* v = nullptr;
+        const health::QpVerdict* v = nullptr;     // --stalled: its verdict
+        std::optional<health::QpFacts> facts;      // else: what its verdict would find
         if (stalled) {
             const auto it = judged.find({q.dev_name, q.lqpn});
             v = it == judged.end() ? nullptr : it->second;
             if (!v)
                 continue;  // made progress, or not in ERR/SQE
-        } else if ((own = judge->judge(q))) {
-            v = &*own;
+        } else {
+            facts = judge->facts(q);
         }
         const bool held_here = is_held(q);
         if (!kept(f, q, held_here))
@@ -97,11 +97,11 @@ QpListing list_qps(const QpListFilter& f)
         out.held.push_back(held_here);
         if (auto c = consumers.of(q))
             out.consumers.emplace(out.held.size() - 1, std::move(*c));
-        if (!v)
-            continue;
-        if (stalled || v->error_state)
+        if (v)
             out.notes.verdicts.push_back(*v);
-        else if (v->dest_missing)
+        else if (facts && facts->error_state)
+            out.notes.verdicts.push_back(*judge->judge(q));  // words only for those it keeps
+        else if (facts && facts->dest_missing)
             ++out.notes.dest_missing;
     }
     judge.reset();
@@ -123,7 +123,7 @@ KernelQpView query_kernel_qp(std::uint32_t qpn, const std::string& device)
                                      device.empty() ? "" : " on " + device));
     KernelQpView view{report::kernel_qp_report(*it), std::nullopt};
     const std::vector<kernel::KernelCmId> ids = health::cm_ids_or_none();
-    view.qp.consumer = report::ConsumerIndex(ids, report::read_consumer_objects()).of(*it);
+    view.qp.consumer = report::ConsumerIndex(ids, report::read_consumer_objects).of(*it);
     // *it is the first QP of its device and QPN: its verdict is the one judge_qps gives it.
     view.verdict = health::QpJudge(readings, 0, ids, net::local_addresses()).judge(*it);
     return view;

@@ -77,6 +77,20 @@ ConsumerIndex::ConsumerIndex(const std::vector<kernel::KernelCmId>& ids, Consume
             by_qp_.emplace(std::pair{c.dev_name, *c.lqpn}, &c);
 }
 
+ConsumerIndex::ConsumerIndex(const std::vector<kernel::KernelCmId>& ids, std::function<ConsumerObjects()> read)
+    : ConsumerIndex(ids, ConsumerObjects{})
+{
+    objects_.reset();
+    read_ = std::move(read);
+}
+
+const ConsumerObjects& ConsumerIndex::objects() const
+{
+    if (!objects_)
+        objects_ = read_();
+    return *objects_;
+}
+
 std::optional<QpConsumer> ConsumerIndex::of(const kernel::KernelQp& q) const
 {
     const auto it = by_qp_.find({q.dev_name, q.lqpn});
@@ -88,7 +102,7 @@ std::optional<QpConsumer> ConsumerIndex::of(const kernel::KernelQp& q) const
     c.local = id.src;
     c.remote = id.dst;
     c.cm_state = decode::cm_state(id.state);
-    const ServedObjects s = served_by(id.comm, id.dst, objects_);
+    const ServedObjects s = served_by(id.comm, id.dst, objects());
     c.serves = s.names;
     c.serves_state = s.state;
     c.serves_target = s.target;

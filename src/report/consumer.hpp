@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -50,16 +51,21 @@ struct QpConsumer {
 
 // The rdma_cm IDs indexed by (device, QPN), so that each QP's look-up costs
 // one search whatever the number of QPs.
+// What the consumers serve is read once a QP has an ID (a host with none
+// never reads /sys/class/nvme, /proc/mounts or the iSCSI sessions).
 class ConsumerIndex {
 public:
     ConsumerIndex(const std::vector<kernel::KernelCmId>& ids, ConsumerObjects objects);
+    // `read` called at the first QP that has an ID.
+    ConsumerIndex(const std::vector<kernel::KernelCmId>& ids, std::function<ConsumerObjects()> read);
     // nullopt: no ID of that QP.
     std::optional<QpConsumer> of(const kernel::KernelQp& q) const;
-    const ConsumerObjects& objects() const { return objects_; }
+    const ConsumerObjects& objects() const;
 
 private:
     std::map<std::pair<std::string, std::uint32_t>, const kernel::KernelCmId*> by_qp_;
-    ConsumerObjects objects_;
+    std::function<ConsumerObjects()> read_;
+    mutable std::optional<ConsumerObjects> objects_;
 };
 
 }  // namespace qps::report

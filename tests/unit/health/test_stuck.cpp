@@ -257,6 +257,19 @@ TEST_CASE("an idle kernel QP to a target on another host is healthy: its destina
     auto id6 = nvme_id(0x40);
     id6.dst = "[2001:db8::2]:4420";
     CHECK(judge_qps(now, before, 1.0, {id6}, std::set<std::string>{"2001:db8::2"})[0].stuck);
+    {
+        const std::vector<std::vector<KernelQp>> readings{before, now};
+        const std::vector<qps::kernel::KernelCmId> ids{nvme_id(0x40)};
+        const QpJudge remote(readings, 1.0, ids, std::set<std::string>{"192.0.2.1"});
+        const auto f = remote.facts(now[0]);
+        REQUIRE(f);
+        CHECK(f->no_progress);
+        CHECK_FALSE(f->dest_missing);  // its destination is on another host
+        CHECK_FALSE(f->stuck);
+        const QpJudge local(readings, 1.0, ids, std::set<std::string>{"192.0.2.2"});
+        CHECK(local.facts(now[0])->dest_missing);
+        CHECK(local.facts(now[0])->stuck);
+    }
     CHECK(judge_qps(now, before, 1.0, {id6}, std::set<std::string>{"2001:db8::1"})[0].remote_peer == id6.dst);
 }
 
@@ -315,6 +328,7 @@ TEST_CASE("QpJudge: the verdicts of judge_qps one QP at a time, linear in the QP
     REQUIRE(all.size() == 20000);
     const QpJudge judge(readings, 1.0);
     CHECK_FALSE(judge.judge(readings.back().front()));  // the GSI QP: left out
+    CHECK_FALSE(judge.facts(readings.back().front()));
     std::size_t stuck = 0, no_progress = 0;
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto v = judge.judge(readings.back()[i + 1]);
@@ -323,6 +337,13 @@ TEST_CASE("QpJudge: the verdicts of judge_qps one QP at a time, linear in the QP
         CHECK(v->stuck == all[i].stuck);
         CHECK(v->no_progress == all[i].no_progress);
         CHECK(v->notes == all[i].notes);
+        // facts(): the same findings without the words.
+        const auto f = judge.facts(readings.back()[i + 1]);
+        REQUIRE(f);
+        CHECK(f->error_state == v->error_state);
+        CHECK(f->dest_missing == v->dest_missing);
+        CHECK(f->no_progress == v->no_progress);
+        CHECK(f->stuck == v->stuck);
         stuck += v->stuck;
         no_progress += v->no_progress;
     }

@@ -11,7 +11,8 @@
 #   c N WHAT INSTRUCTIONS SYSCALLS   (N <= COUNT_MAX: user-space instructions
 #                                    under callgrind, system calls under
 #                                    strace -f -c; "-" for one not counted)
-# WHAT is one of rdma, list, json, stalled, cm, doctor; counted: rdma, list.
+# WHAT is one of rdma, list, json, stalled, cm, doctor, rdmafixed, listfixed
+# (those two under setarch -R); counted: rdma, list.
 # Usage: inspect-scale-guest.sh QPSCOPE QP_CHURN "N..." RUNS TIMEOUT [COUNT_MAX]
 set -euo pipefail
 q=$1 churn=$2 ns=$3 runs=$4 limit=$5 count_max=${6:-10000}
@@ -80,6 +81,11 @@ for n in $ns; do
     echo "m $n $r stalled $(measure stalled "$q" qp list --stalled 1)"
     echo "m $n $r cm $(measure cm "$q" cm list)"
     echo "m $n $r doctor $(measure doctor "$q" doctor --no-loopback)"
+    # The same two with the address space laid out alike in every run
+    # (setarch -R): TCG then reuses its translations of the code from run
+    # to run, as a real CPU needs none (setarch's own exec for both).
+    echo "m $n $r rdmafixed $(measure rdmafixed setarch -R rdma res show qp)"
+    echo "m $n $r listfixed $(measure listfixed setarch -R "$q" qp list)"
   done
   if [ "$n" -le "$count_max" ]; then
     echo "c $n rdma $(count rdma rdma res show qp)"

@@ -15,7 +15,7 @@
 # (those two under setarch -R); counted: rdma, list.
 # Usage: inspect-scale-guest.sh QPSCOPE QP_CHURN "N..." RUNS TIMEOUT [COUNT_MAX]
 set -euo pipefail
-q=$1 churn=$2 ns=$3 runs=$4 limit=$5 count_max=${6:-10000}
+q=$1 churn=$2 ns=$3 runs=$4 limit=$5 count_max=${6:-60000}
 dir=$(mktemp -d /dev/shm/inspect-scale.XXXXXX)
 pids=() tos=()
 cleanup() {

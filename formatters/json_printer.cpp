@@ -1,7 +1,6 @@
 // JSON: one document per command, keys in the order the formatter emits
 // them, every decoded value with its raw value (docs/output.md, "The
 // JSON contract").
-#include <charconv>
 #include <ostream>
 
 #include "formatters/json_value.hpp"
@@ -214,11 +213,10 @@ private:
     // write_json(to_json(value)), integers, booleans and null without a Json of their own.
     void write_value(const Value& value)
     {
-        char digits[24];
         if (const auto* u = std::get_if<std::uint64_t>(&value))
-            buf_.append(digits, std::to_chars(digits, digits + sizeof digits, *u).ptr);
+            append_decimal(buf_, *u);
         else if (const auto* i = std::get_if<std::int64_t>(&value))
-            buf_.append(digits, std::to_chars(digits, digits + sizeof digits, *i).ptr);
+            append_decimal(buf_, *i);
         else if (const auto* b = std::get_if<bool>(&value))
             buf_ += *b ? "true" : "false";
         else if (std::holds_alternative<std::nullptr_t>(value) || std::holds_alternative<std::monostate>(value))
@@ -231,11 +229,10 @@ private:
     // to_json(Decoded)'s object, member by member (a QP's row has four).
     void write_decoded(const decode::Decoded& d)
     {
-        char digits[24];
         buf_ += '{';
         open_.push_back({false, false});
         start_quoted_member("\"raw\"");
-        buf_.append(digits, std::to_chars(digits, digits + sizeof digits, d.raw).ptr);
+        append_decimal(buf_, d.raw);
         if (d.name) {
             start_quoted_member("\"name\"");
             write_json(Json(util::to_utf8(*d.name)));
@@ -245,8 +242,7 @@ private:
             if (!d.value)
                 buf_ += "null";
             else if (d.whole)
-                buf_.append(digits,
-                            std::to_chars(digits, digits + sizeof digits, static_cast<std::int64_t>(*d.value)).ptr);
+                append_decimal(buf_, static_cast<std::int64_t>(*d.value));
             else
                 write_json(Json(*d.value));
         }

@@ -1,7 +1,6 @@
 #include "formatters/printer.hpp"
 
 #include <array>
-#include <charconv>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -61,15 +60,6 @@ std::string decoded_text(const decode::Decoded& d)
     return fmt::format("{}{} ({})", d.name ? *d.name : std::string(), decoded_unit_part(d), d.raw);
 }
 
-// The decimal digits of an integer appended to `out` (no escaping needed).
-template <class Int>
-void append_number(std::string& out, Int v)
-{
-    char digits[24];
-    const auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
-    out.append(digits, end);
-}
-
 std::string flags_text(const decode::Flags& f)
 {
     std::vector<std::string> parts(f.names.begin(), f.names.end());
@@ -109,9 +99,9 @@ void append_shown(std::string& out, const Value& value)
     else if (const auto* b = std::get_if<OutsideBytes>(&value))
         util::append_escaped(out, b->bytes);
     else if (const auto* u = std::get_if<std::uint64_t>(&value))
-        append_number(out, *u);
+        append_decimal(out, *u);
     else if (const auto* i = std::get_if<std::int64_t>(&value))
-        append_number(out, *i);
+        append_decimal(out, *i);
     else if (std::holds_alternative<std::monostate>(value) || std::holds_alternative<std::nullptr_t>(value))
         out += '-';
     else if (const auto* d = std::get_if<decode::Decoded>(&value)) {
@@ -120,7 +110,7 @@ void append_shown(std::string& out, const Value& value)
         if (!d->unit.empty())
             util::append_escaped(out, decoded_unit_part(*d));
         out += " (";
-        append_number(out, d->raw);
+        append_decimal(out, d->raw);
         out += ')';
     } else
         util::append_escaped(out, to_text(value));

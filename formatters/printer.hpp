@@ -3,6 +3,8 @@
 // lists are opened and closed by scopes.
 #pragma once
 
+#include <charconv>
+
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -149,6 +151,13 @@ std::string to_text(const Value& value);
 // What the text printer shows of a value, util::escape_text(to_text(value)),
 // appended to `out` without a string of its own (a table's cells).
 void append_shown(std::string& out, const Value& value);
+// The decimal digits of an integer appended to `out` (text and JSON alike).
+template <class Int>
+void append_decimal(std::string& out, Int v)
+{
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+}
 // The member that carries the exact bytes of an OutsideBytes value: "comm"
 // → "comm_raw".
 std::string raw_key(std::string_view key);

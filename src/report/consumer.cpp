@@ -70,18 +70,17 @@ ServedObjects served_by(const std::string& owner, const std::string& remote, con
 }
 
 ConsumerIndex::ConsumerIndex(const std::vector<kernel::KernelCmId>& ids, ConsumerObjects objects)
-    : objects_(std::move(objects))
+    : ConsumerIndex(ids, std::function<ConsumerObjects()>{})
+{
+    objects_ = std::move(objects);
+}
+
+ConsumerIndex::ConsumerIndex(const std::vector<kernel::KernelCmId>& ids, std::function<ConsumerObjects()> read)
+    : read_(std::move(read))
 {
     for (const auto& c : ids)
         if (c.lqpn)
             by_qp_.emplace(std::pair{c.dev_name, *c.lqpn}, &c);
-}
-
-ConsumerIndex::ConsumerIndex(const std::vector<kernel::KernelCmId>& ids, std::function<ConsumerObjects()> read)
-    : ConsumerIndex(ids, ConsumerObjects{})
-{
-    objects_.reset();
-    read_ = std::move(read);
 }
 
 const ConsumerObjects& ConsumerIndex::objects() const
